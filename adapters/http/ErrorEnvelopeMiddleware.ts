@@ -1,0 +1,121 @@
+import { ByteSize, Cause, Effect, Option, Predicate, SchemaIssue } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import type { ErrorCode } from "../../core/kernel/index.ts"
+import { errorResponse, validationCode, type CodeDialect } from "./ErrorResponse.ts"
+
+/** How a service renders an error body: the envelope (documents 1, 2) or `{error}` (document 3's legacy shape). */
+export type ErrorRenderer = (
+  request: HttpServerRequest.HttpServerRequest,
+  failure: { readonly code: ErrorCode; readonly message?: string; readonly details?: unknown; readonly status?: number }
+) => HttpServerResponse.HttpServerResponse
+
+export const envelopeRenderer: ErrorRenderer = (_request, { code, ...options }) => errorResponse(code, options)
+
+export interface ErrorEnvelopeOptions {
+  readonly dialect: CodeDialect
+  /** Default request body limit in bytes; a route may lower or raise it with `withBodyLimit`. */
+  readonly maxBodyBytes: number
+  readonly render?: ErrorRenderer | undefined
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const slotOf = { Params: "path", Query: "query", Headers: "header", Payload: "body" } as const
+
+/** Schema failures become `details: [{in, field, message}]`, one entry per bad field. */
+export const validationDetails = (error: HttpApiError.HttpApiSchemaError) => {
+  const where = slotOf[error.kind as keyof typeof slotOf] ?? "body"
+  return formatIssues(error.cause.issue).issues.map((issue) => ({
+    in: where,
+    field: (issue.path ?? []).map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("."),
+    message: issue.message
+  }))
+}
+
+const isInvalidJson = (error: HttpApiError.HttpApiSchemaError) =>
+  error.kind === "Payload" && error.cause.issue._tag === "InvalidValue" && /valid JSON/.test(error.cause.message)
+
+/**
+ * Document 1, "Envelope": every failure on every route is the envelope with its status. This router-wide
+ * middleware catches what the handlers do not answer themselves: unknown paths, schema failures, malformed
+ * JSON, oversized bodies, and defects (logged, answered INTERNAL_ERROR without detail). It also turns bare
+ * error responses of the HTTP toolkit (415, 405, an empty 413) into the envelope.
+ */
+export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
+  const render = options.render ?? envelopeRenderer
+  const validation = validationCode(options.dialect)
+  const tooLarge: ErrorCode = options.dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE"
+
+  const fromCause = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
+    const failure = Cause.findErrorOption(cause)
+    const defect = Option.isNone(failure) ? Cause.findDefect(cause) : undefined
+    const error: unknown = Option.isSome(failure)
+      ? failure.value
+      : defect && defect._tag === "Success"
+        ? defect.success
+        : undefined
+
+    if (HttpServerError.isHttpServerError(error)) {
+      const reason = error.reason
+      if (reason._tag === "RouteNotFound") return Effect.succeed(render(request, { code: "NOT_FOUND" }))
+      if (reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge") {
+        return Effect.succeed(render(request, { code: tooLarge, details: { limitBytes: options.maxBodyBytes } }))
+      }
+      if (reason._tag === "RequestParseError") {
+        return Effect.succeed(render(request, { code: validation, message: "The request body could not be read." }))
+      }
+    }
+    if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") {
+      if (isInvalidJson(error)) return Effect.succeed(render(request, { code: "INVALID_JSON" }))
+      return Effect.succeed(render(request, { code: validation, details: validationDetails(error) }))
+    }
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    return Effect.as(Effect.logError("unexpected failure", cause), render(request, { code: "INTERNAL_ERROR" }))
+  }
+
+  return HttpRouter.middleware(
+    (httpEffect) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const response = yield* httpEffect.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
+          Effect.catchCause((cause) => fromCause(request, cause))
+        )
+        return bareErrorToEnvelope(request, response, render, validation, tooLarge)
+      }),
+    { global: true }
+  )
+}
+
+const bareErrorToEnvelope = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  render: ErrorRenderer,
+  validation: ErrorCode,
+  tooLarge: ErrorCode
+) => {
+  if (response.status < 400) return response
+  const contentType = response.headers["content-type"] ?? ""
+  if (contentType.includes("json")) return response
+  switch (response.status) {
+    case 413:
+      return render(request, { code: tooLarge })
+    case 415:
+      return render(request, {
+        code: validation,
+        status: 415,
+        message: "The request body must be JSON (Content-Type: application/json)."
+      })
+    case 404:
+      return render(request, { code: "NOT_FOUND" })
+    case 401:
+      return render(request, { code: "UNAUTHORIZED" })
+    case 400:
+      return render(request, { code: validation })
+    default:
+      return Predicate.isNumber(response.status) && response.status >= 500
+        ? render(request, { code: "INTERNAL_ERROR" })
+        : response
+  }
+}

@@ -1,0 +1,41 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
+import { createServer } from "node:http"
+import { errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
+import { openApiRoutes } from "./OpenApiRoutes.ts"
+
+/**
+ * One service's routes: its HttpApi contract with handlers, the OpenAPI document and docs page generated
+ * from that contract, and the router-wide error envelope.
+ */
+export const serviceRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(options: {
+  readonly api: HttpApi.HttpApi<Id, Groups>
+  readonly handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
+  readonly errors: ErrorEnvelopeOptions
+}) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(options.api).pipe(Layer.provide(options.handlers)),
+    openApiRoutes(options.api),
+    errorEnvelopeMiddleware(options.errors)
+  )
+
+export interface ListenOptions {
+  readonly port: number
+  readonly host: string
+  /** How long in-flight requests may take to finish on shutdown. */
+  readonly drainMillis?: number
+}
+
+/** Serves routes on a Node listener; closing the layer stops accepting and drains in-flight requests. */
+export const listen = <E, R>(routes: Layer.Layer<never, E, R>, options: ListenOptions) =>
+  HttpRouter.serve(routes).pipe(
+    Layer.provide(
+      NodeHttpServer.layer(() => createServer(), {
+        port: options.port,
+        host: options.host,
+        gracefulShutdownTimeout: options.drainMillis ?? 10_000
+      })
+    )
+  )

@@ -1,0 +1,38 @@
+import { Schema } from "effect"
+import type { ErrorCode } from "./ErrorCode.ts"
+import { safeMessage } from "./SafeMessage.ts"
+
+/** Document 1, "Envelope": every success is `{data}`, every failure `{error: {code, message, details?}}`. */
+export interface SuccessEnvelope<A> {
+  readonly data: A
+}
+
+export interface ErrorBody {
+  readonly code: string
+  readonly message: string
+  readonly details?: unknown
+}
+
+export interface ErrorEnvelope {
+  readonly error: ErrorBody
+}
+
+export const success = <A>(data: A): SuccessEnvelope<A> => ({ data })
+
+/** Builds a failure envelope; the message passes the user-safety guard or is replaced by the code's own. */
+export const failure = (code: ErrorCode, message?: string, details?: unknown): ErrorEnvelope => ({
+  error:
+    details === undefined
+      ? { code, message: safeMessage(code, message) }
+      : { code, message: safeMessage(code, message), details }
+})
+
+export const Data = <S extends Schema.Top>(data: S) => Schema.Struct({ data })
+
+export const ErrorEnvelopeSchema = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.String,
+    message: Schema.String,
+    details: Schema.optional(Schema.Unknown)
+  })
+}).annotate({ identifier: "ErrorEnvelope" })

@@ -1,0 +1,46 @@
+import { Schema } from "effect"
+
+/**
+ * The platform's domain errors: one class per taxonomy entry of document 1 that the core itself can raise.
+ * They carry no HTTP knowledge; adapters/http maps each to its code and status (core/kernel/ErrorCode.ts).
+ * `message` is always user-safe text written by us, never an upstream's words.
+ */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+  message: Schema.String,
+  details: Schema.optional(Schema.Unknown)
+}) {}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}) {}
+
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  message: Schema.optional(Schema.String)
+}) {}
+
+/** A missing row and someone else's row are the same NotFound (document 1, "Errors"). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  message: Schema.optional(Schema.String)
+}) {}
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  limitBytes: Schema.Number
+}) {}
+
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
+export class NotConfigured extends Schema.TaggedError<NotConfigured>()("NotConfigured", {
+  message: Schema.optional(Schema.String)
+}) {}
+
+/** A dependency failed; the cause is kept for logs and never shown. */
+export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", {
+  message: Schema.optional(Schema.String),
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+/** A dependency needed to authorize is down: deny (document 1, UNAVAILABLE). */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  message: Schema.optional(Schema.String),
+  cause: Schema.optional(Schema.Defect())
+}) {}

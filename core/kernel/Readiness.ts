@@ -1,0 +1,10 @@
+import { Context, Effect } from "effect"
+import type { Unavailable } from "./Errors.ts"
+
+/** Whether a service can serve traffic now (document 1: `GET /api/v1/ready`, 503 when not). */
+export class Readiness extends Context.Service<
+  Readiness,
+  {
+    readonly check: Effect.Effect<void, Unavailable>
+  }
+>()("core/kernel/Readiness") {}

@@ -1,0 +1,165 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
+import { UniformGroup } from "../../adapters/http/uniform/UniformApi.ts"
+import { uniformHandlers } from "../../adapters/http/uniform/UniformHandlers.ts"
+import { isUserSafe, NotFound, Readiness, Unavailable, ValidationError } from "../../core/kernel/index.ts"
+import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
+import { reportAllIssues } from "../../adapters/http/ParseOptions.ts"
+import { request, serveForTest } from "../support/Http.ts"
+
+class Probe extends HttpApiGroup.make("probe").add(
+  HttpApiEndpoint.post("create", "/things", {
+    payload: Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1)), count: Schema.Int }),
+    success: Schema.Struct({ data: Schema.Struct({ name: Schema.String }) })
+  }),
+  HttpApiEndpoint.get("list", "/things", {
+    query: { limit: Schema.optional(Schema.NumberFromString.check(Schema.isInt())) },
+    success: Schema.Struct({ data: Schema.Array(Schema.String) })
+  }),
+  HttpApiEndpoint.get("crash", "/crash", { success: Schema.Struct({}) }),
+  HttpApiEndpoint.get("missing", "/missing", { success: Schema.Struct({}) })
+) {}
+
+class TestApi extends HttpApi.make("test")
+  .add(UniformGroup)
+  .add(Probe)
+  .annotate(HttpApi.ParseOptions, reportAllIssues) {}
+
+const manifest = { service: "test", displayName: "Test", contractVersion: "v1", requiredTier: "free" } as const
+
+const handlers = Layer.mergeAll(
+  HttpApiBuilder.group(TestApi, "uniform", (h) =>
+    Effect.map(uniformHandlers({ manifest, version: { service: "test" } }), (impl) => h.handleAll(impl))
+  ),
+  HttpApiBuilder.group(TestApi, "probe", (h) =>
+    Effect.succeed(
+      h.handleAll({
+        create: ({ payload }) => Effect.succeed({ data: { name: payload.name } }),
+        list: () => Effect.succeed({ data: ["a"] }),
+        crash: () => Effect.die(new Error("boom at /srv/app/secret.ts:12 with DATABASE_URL")),
+        missing: () => domainErrorResponse(new NotFound({}))
+      })
+    )
+  )
+)
+
+const serve = (ready: Effect.Effect<void, Unavailable>) =>
+  serveForTest(
+    serviceRoutes({ api: TestApi, handlers, errors: { dialect: "hub", maxBodyBytes: 1024 } }).pipe(
+      Layer.provide(Layer.succeed(Readiness)({ check: ready }))
+    )
+  )
+
+const post = (url: string, body: string, contentType = "application/json") =>
+  request(url, { method: "POST", headers: { "content-type": contentType }, body })
+
+describe("the error envelope on every route", () => {
+  it.live("answers health with {data: {status: ok}}", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* request(`${baseUrl}/api/v1/health`)
+      assert.strictEqual(answer.status, 200)
+      assert.deepStrictEqual(answer.json, { data: { status: "ok" } })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers ready 503 UNAVAILABLE with the envelope when a dependency is down", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.fail(new Unavailable({})))
+      const answer = yield* request(`${baseUrl}/api/v1/ready`)
+      assert.strictEqual(answer.status, 503)
+      assert.strictEqual(answer.json.error.code, "UNAVAILABLE")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers unknown paths 404 NOT_FOUND", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* request(`${baseUrl}/api/v1/nothing-here`)
+      assert.strictEqual(answer.status, 404)
+      assert.deepStrictEqual(answer.json, { error: { code: "NOT_FOUND", message: "Not found." } })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers malformed JSON 400 INVALID_JSON", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* post(`${baseUrl}/things`, "{not json")
+      assert.strictEqual(answer.status, 400)
+      assert.strictEqual(answer.json.error.code, "INVALID_JSON")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers schema failures 400 VALIDATION_ERROR naming each bad field", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* post(`${baseUrl}/things`, JSON.stringify({ name: "", count: 1.5 }))
+      assert.strictEqual(answer.status, 400)
+      assert.strictEqual(answer.json.error.code, "VALIDATION_ERROR")
+      const fields = (answer.json.error.details as Array<{ field: string; in: string }>).map((d) => d.field).sort()
+      assert.deepStrictEqual(fields, ["count", "name"])
+      assert.isTrue(answer.json.error.details.every((d: { in: string }) => d.in === "body"))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers a bad query parameter 400 VALIDATION_ERROR in the query", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* request(`${baseUrl}/things?limit=abc`)
+      assert.strictEqual(answer.status, 400)
+      assert.deepStrictEqual(
+        answer.json.error.details.map((d: { in: string; field: string }) => [d.in, d.field]),
+        [["query", "limit"]]
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers a body over the route's limit 413 with the envelope", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* post(`${baseUrl}/things`, JSON.stringify({ name: "x".repeat(5000), count: 1 }))
+      assert.strictEqual(answer.status, 413)
+      assert.strictEqual(answer.json.error.code, "PAYLOAD_TOO_LARGE")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers a non-JSON content type with the envelope", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* post(`${baseUrl}/things`, "name=x", "text/csv")
+      assert.strictEqual(answer.status, 415)
+      assert.strictEqual(answer.json.error.code, "VALIDATION_ERROR")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers defects 500 INTERNAL_ERROR without a stack, path or variable name", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* request(`${baseUrl}/crash`)
+      assert.strictEqual(answer.status, 500)
+      assert.strictEqual(answer.json.error.code, "INTERNAL_ERROR")
+      assert.isTrue(isUserSafe(answer.json.error.message))
+      assert.notInclude(answer.text, "boom")
+      assert.notInclude(answer.text, "/srv")
+      assert.notInclude(answer.text, "DATABASE_URL")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers domain errors with their taxonomy status", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const answer = yield* request(`${baseUrl}/missing`)
+      assert.strictEqual(answer.status, 404)
+      assert.strictEqual(answer.json.error.code, "NOT_FOUND")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("maps a ValidationError to validation_error in the decisions dialect", () =>
+    Effect.gen(function* () {
+      const response = yield* domainErrorResponse(new ValidationError({ message: "Bad.", details: [] }), "decisions")
+      assert.strictEqual(response.status, 400)
+    })
+  )
+})

@@ -1,0 +1,39 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { createServer } from "node:http"
+
+/** Serves routes on an ephemeral loopback port for the life of the scope; answers the base URL. */
+export const serveForTest = <E, R>(routes: Layer.Layer<never, E, R>) =>
+  Effect.gen(function* () {
+    const context = yield* Layer.build(
+      HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" }))
+      )
+    )
+    const server = yield* Effect.provideContext(HttpServer.HttpServer, context)
+    const address = server.address
+    if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
+    return { baseUrl: `http://127.0.0.1:${address.port}` }
+  })
+
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  readonly json: any
+}
+
+/** A plain fetch, so tests see the bytes a client sees. */
+export const request = (url: string, init?: RequestInit) =>
+  Effect.promise(async (): Promise<Answer> => {
+    const response = await fetch(url, init)
+    const text = await response.text()
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json }
+  })

@@ -1,0 +1,150 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Result, Schema } from "effect"
+import * as fc from "fast-check"
+import {
+  decodeCursor,
+  Email,
+  encodeCursor,
+  ErrorTaxonomy,
+  failure,
+  IdGenerator,
+  IdGeneratorUlid,
+  isUlid,
+  isUserSafe,
+  normalizeEmail,
+  takeHit,
+  toPage
+} from "../../core/kernel/index.ts"
+
+describe("email normalisation", () => {
+  it("trims and lower-cases, and is idempotent", () => {
+    fc.assert(
+      fc.property(fc.emailAddress(), fc.constantFrom("", " ", "\t", "  \n"), (email, pad) => {
+        const once = normalizeEmail(`${pad}${email.toUpperCase()}${pad}`)
+        assert.strictEqual(once, email.toLowerCase())
+        assert.strictEqual(normalizeEmail(once), once)
+      })
+    )
+  })
+
+  it("the Email schema decodes to the normal form and refuses non-emails", () => {
+    const decode = Schema.decodeUnknownResult(Email)
+    assert.deepStrictEqual(decode("  Ada@Example.COM "), Result.succeed("ada@example.com"))
+    for (const bad of [
+      "",
+      "ada",
+      "ada@",
+      "@example.com",
+      "a b@example.com",
+      "ada@example",
+      `${"a".repeat(250)}@x.io`
+    ]) {
+      assert.isTrue(Result.isFailure(decode(bad)), bad)
+    }
+  })
+})
+
+describe("user-safe messages", () => {
+  it("accepts ordinary messages and taxonomy codes", () => {
+    for (const ok of ["The decision is already resolved.", "Use VALIDATION_ERROR details.", "Retry in 30 seconds."]) {
+      assert.isTrue(isUserSafe(ok), ok)
+    }
+  })
+
+  it("refuses stack traces, file paths, environment variable names and vendor names", () => {
+    for (const bad of [
+      "Error: x\n    at Object.<anonymous> (/srv/app/main.js:1:1)",
+      "cannot open /var/lib/data/file.db",
+      "C:\\Users\\app\\secret.txt missing",
+      "DATABASE_URL is not set",
+      "set HUB_SECRETS_KEY first",
+      "connect ECONNREFUSED 127.0.0.1:5432",
+      "PostgreSQL said no",
+      "Airtable rate limit",
+      "pglite crashed",
+      ""
+    ]) {
+      assert.isFalse(isUserSafe(bad), bad)
+    }
+  })
+
+  it("the failure envelope replaces an unsafe message with the code's own", () => {
+    assert.deepStrictEqual(failure("UPSTREAM_ERROR", "Airtable returned 503 at /v0/app"), {
+      error: { code: "UPSTREAM_ERROR", message: ErrorTaxonomy.UPSTREAM_ERROR.message }
+    })
+    assert.deepStrictEqual(failure("NOT_FOUND", "No such decision."), {
+      error: { code: "NOT_FOUND", message: "No such decision." }
+    })
+  })
+
+  it("every generic taxonomy message is itself user-safe", () => {
+    for (const [code, entry] of Object.entries(ErrorTaxonomy)) assert.isTrue(isUserSafe(entry.message), code)
+  })
+})
+
+describe("cursor paging", () => {
+  it("a cursor decodes to the key it encodes", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.integer())), (key) => {
+        assert.deepStrictEqual(decodeCursor(encodeCursor(key)), Result.succeed(key))
+      })
+    )
+  })
+
+  it("refuses cursors it did not issue", () => {
+    for (const bad of ["", "not a cursor!", "e30", Buffer.from('{"a":1}').toString("base64url"), "x".repeat(600)]) {
+      const decoded = decodeCursor(bad)
+      assert.isTrue(Result.isFailure(decoded), bad)
+      if (Result.isFailure(decoded)) assert.strictEqual(decoded.failure._tag, "ValidationError")
+    }
+  })
+
+  it("cuts limit + 1 rows into a page whose cursor names the last row kept", () => {
+    const rows = ["a", "b", "c"]
+    assert.deepStrictEqual(
+      toPage(rows, 3, (r) => [r]),
+      { items: rows, nextCursor: undefined }
+    )
+    const page = toPage(rows, 2, (r) => [r])
+    assert.deepStrictEqual(page.items, ["a", "b"])
+    assert.deepStrictEqual(decodeCursor(page.nextCursor!), Result.succeed(["b"]))
+  })
+})
+
+describe("rate limiting", () => {
+  it("never allows more than the limit inside any window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 60 }),
+        (limit, gaps) => {
+          const rule = { limit, windowMs: 1000 }
+          let hits: ReadonlyArray<number> = []
+          let now = 0
+          const allowedAt: Array<number> = []
+          for (const gap of gaps) {
+            now += gap
+            const decision = takeHit(hits, now, rule)
+            hits = decision.hits
+            if (decision.allowed) allowedAt.push(now)
+            else assert.isAtLeast(decision.retryAfterSeconds, 1)
+          }
+          for (const at of allowedAt) {
+            assert.isAtMost(allowedAt.filter((t) => t > at - 1000 && t <= at).length, limit)
+          }
+        }
+      )
+    )
+  })
+})
+
+describe("ids", () => {
+  it.effect("are ULIDs, strictly increasing even within one millisecond", () =>
+    Effect.gen(function* () {
+      const ids = yield* IdGenerator.pipe(Effect.flatMap((g) => Effect.all(Array.from({ length: 100 }, () => g.next))))
+      assert.isTrue(ids.every(isUlid))
+      assert.deepStrictEqual([...ids].sort(), ids)
+      assert.strictEqual(new Set(ids).size, ids.length)
+    }).pipe(Effect.provide(IdGeneratorUlid))
+  )
+})
