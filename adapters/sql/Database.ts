@@ -1,0 +1,144 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, type Redacted, type Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError } from "effect/sql"
+import { mkdir } from "node:fs/promises"
+import * as Path from "node:path"
+import { Unavailable } from "../../core/kernel/Errors.ts"
+
+/** Where the data lives: a Postgres server (`DATABASE_URL`), or PGlite inside this process. */
+export type DatabaseKind = "postgres" | "embedded"
+
+export interface DatabaseTimeouts {
+  /** Bounds opening one connection, TCP and startup included. Default 5 s. */
+  readonly connectTimeout?: Duration.Input | undefined
+  /** Bounds `ping`. Default 2 s. */
+  readonly pingTimeout?: Duration.Input | undefined
+}
+
+export interface DatabaseConfig extends DatabaseTimeouts {
+  /** A Postgres server. When set, `dataDir` is not used. */
+  readonly url?: Redacted.Redacted<string> | undefined
+  /** The embedded default keeps its files under `<dataDir>/pglite`. */
+  readonly dataDir: string
+  /** The pool size for a Postgres server. Default 10. (The embedded database always has one.) */
+  readonly maxConnections?: number | undefined
+}
+
+/** Every layer here provides these: `Database` plus effect's `SqlClient` and sql-pg's `PgClient`, one pool. */
+export type DatabaseServices = Database | SqlClient.SqlClient | PgClient.PgClient
+
+/**
+ * The database a server runs on. Both kinds are reached through @effect/sql-pg, so every repository runs the
+ * same SQL on both. `ping` answers readiness: it fails with `Unavailable` within `pingTimeout`.
+ */
+export class Database extends Context.Service<
+  Database,
+  {
+    readonly kind: DatabaseKind
+    readonly ping: Effect.Effect<void, Unavailable>
+  }
+>()("adapters/sql/Database") {
+  /** A Postgres server when `url` is set, else the embedded default kept on disk under `dataDir`. */
+  static readonly layer = (config: DatabaseConfig): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
+    config.url !== undefined
+      ? Database.layerPostgres({ ...config, url: config.url })
+      : Database.layerEmbedded({ ...config, dataDir: config.dataDir })
+
+  static readonly layerPostgres = (
+    config: DatabaseTimeouts & { readonly url: Redacted.Redacted<string>; readonly maxConnections?: number | undefined }
+  ): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
+    withClient("postgres", config, () =>
+      PgClient.make({
+        url: config.url,
+        maxConnections: config.maxConnections ?? 10,
+        connectTimeout: config.connectTimeout ?? defaultConnectTimeout
+      })
+    )
+
+  /** PGlite with its data on disk under `<dataDir>/pglite` (created if missing). */
+  static readonly layerEmbedded = (
+    config: DatabaseTimeouts & { readonly dataDir: string }
+  ): Layer.Layer<DatabaseServices, SqlError.SqlError> => embedded(Path.resolve(config.dataDir, "pglite"), config)
+
+  /** PGlite in memory, gone when the layer is released: for tests and demos. */
+  static readonly layerMemory = (config: DatabaseTimeouts = {}): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
+    embedded(undefined, config)
+}
+
+const defaultConnectTimeout = Duration.seconds(5)
+const defaultPingTimeout = Duration.seconds(2)
+
+const withClient = (
+  kind: DatabaseKind,
+  timeouts: DatabaseTimeouts,
+  acquire: () => Effect.Effect<PgClient.PgClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity>
+): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const client = yield* acquire()
+      const ping = client`SELECT 1`.pipe(
+        Effect.asVoid,
+        Effect.timeout(timeouts.pingTimeout ?? defaultPingTimeout),
+        Effect.mapError((cause) => new Unavailable({ message: "The database is not reachable.", cause }))
+      )
+      return Context.make(PgClient.PgClient, client).pipe(
+        Context.add(SqlClient.SqlClient, client),
+        Context.add(Database, Database.of({ kind, ping }))
+      )
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
+
+const startFailure = (message: string) => (cause: unknown) =>
+  new SqlError.SqlError({ reason: new SqlError.ConnectionError({ cause, message, operation: "open" }) })
+
+/**
+ * PGlite served on an ephemeral loopback port and reached like any Postgres server. Acquired in the order
+ * PGlite, socket server, pool, so the scope releases them pool first, then the server, then PGlite (which
+ * flushes its files on close).
+ */
+const embedded = (dataDir: string | undefined, timeouts: DatabaseTimeouts) =>
+  withClient("embedded", timeouts, () =>
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            if (dataDir === undefined) return PGlite.create()
+            await mkdir(dataDir, { recursive: true })
+            return PGlite.create({ dataDir })
+          },
+          catch: startFailure("Failed to open the embedded database")
+        }),
+        (db) => Effect.tryPromise(() => db.close()).pipe(Effect.ignore({ log: "Warn" }))
+      )
+      const server = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            // PGlite is one session. The pool keeps one connection; the second slot only lets a
+            // replacement connection (or a CancelRequest) in while the old socket is still closing.
+            const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
+            await server.start()
+            return server
+          },
+          catch: startFailure("Failed to serve the embedded database")
+        }),
+        (server) => Effect.tryPromise(() => server.stop()).pipe(Effect.ignore({ log: "Warn" }))
+      )
+      const port = Number(server.getServerConn().split(":").pop())
+      if (!Number.isInteger(port) || port <= 0) {
+        return yield* Effect.die(new Error(`the embedded database server reported no port: ${server.getServerConn()}`))
+      }
+      return yield* PgClient.make({
+        host: "127.0.0.1",
+        port,
+        username: "postgres",
+        database: "postgres",
+        maxConnections: 1,
+        // Keep the one session open: every new connection joins PGlite's single backend anyway.
+        idleTimeout: Duration.infinity,
+        connectTimeout: timeouts.connectTimeout ?? defaultConnectTimeout
+      })
+    })
+  )

@@ -1,0 +1,132 @@
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { IdempotencyStore, type Claim } from "../../core/idempotency/IdempotencyStore.ts"
+
+const Existing = Schema.Struct({
+  fingerprint: Schema.String,
+  status: Schema.Literals(["running", "done"]),
+  response_status: Schema.NullOr(Schema.Number),
+  response_content_type: Schema.NullOr(Schema.String),
+  response_body: Schema.NullOr(Schema.String),
+  expired: Schema.Boolean
+})
+
+const Inserted = Schema.Struct({ claimed: Schema.Boolean })
+
+const claimed: Claim = { _tag: "Claimed" }
+const running: Claim = { _tag: "Running" }
+const mismatch: Claim = { _tag: "Mismatch" }
+const Count = Schema.Struct({ count: Schema.Number })
+
+const Key = Schema.Struct({ scope: Schema.String, key: Schema.String, nowMs: Schema.Number })
+
+/**
+ * The idempotency port over `<schema>.idempotency_keys` (adapters/sql/platform/0001_idempotency.ts).
+ * `claim` is one `INSERT ... ON CONFLICT` statement: the row is inserted, or an expired row replaced, by
+ * exactly one of many concurrent claims; the others then read the row that won. SQL failures are defects.
+ */
+export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> =>
+  Layer.effect(
+    IdempotencyStore,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const table = sql`${sql(schema)}.idempotency_keys`
+
+      const tryClaim = SqlSchema.findAll({
+        Request: Schema.Struct({
+          scope: Schema.String,
+          key: Schema.String,
+          fingerprint: Schema.String,
+          nowMs: Schema.Number,
+          expiresAtMs: Schema.Number
+        }),
+        Result: Inserted,
+        execute: (r) => sql`
+          INSERT INTO ${table} AS k (scope, key, fingerprint, status, created_at_ms, expires_at_ms)
+          VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 'running', ${r.nowMs}::bigint, ${r.expiresAtMs}::bigint)
+          ON CONFLICT (scope, key) DO UPDATE SET
+            fingerprint = excluded.fingerprint,
+            status = 'running',
+            response_status = NULL,
+            response_content_type = NULL,
+            response_body = NULL,
+            created_at_ms = excluded.created_at_ms,
+            expires_at_ms = excluded.expires_at_ms
+          WHERE k.expires_at_ms < ${r.nowMs}::bigint
+          RETURNING true AS claimed`
+      })
+
+      const findExisting = SqlSchema.findOneOption({
+        Request: Key,
+        Result: Existing,
+        execute: (r) => sql`
+          SELECT fingerprint, status, response_status, response_content_type, response_body,
+            expires_at_ms < ${r.nowMs}::bigint AS expired
+          FROM ${table} WHERE scope = ${r.scope} AND key = ${r.key}`
+      })
+
+      const claim = Effect.fn("IdempotencyStoreSql.claim")(function* (input: {
+        readonly scope: string
+        readonly key: string
+        readonly fingerprint: string
+        readonly nowMs: number
+        readonly expiresAtMs: number
+      }) {
+        // Between the insert that lost and the read, the winner may release or the row expire: then claim again.
+        while (true) {
+          const inserted = yield* tryClaim(input)
+          if (inserted.length > 0) return claimed
+          const existing = yield* findExisting(input)
+          if (existing._tag === "None" || existing.value.expired) continue
+          const row = existing.value
+          if (row.fingerprint !== input.fingerprint) return mismatch
+          if (row.status === "running") return running
+          if (row.response_status === null || row.response_content_type === null || row.response_body === null) {
+            return yield* Effect.die(new Error("an idempotency record is done without a response"))
+          }
+          const replay: Claim = {
+            _tag: "Replay",
+            response: { status: row.response_status, contentType: row.response_content_type, body: row.response_body }
+          }
+          return replay
+        }
+      }, Effect.orDie)
+
+      const complete = Effect.fn("IdempotencyStoreSql.complete")(function* (input: {
+        readonly scope: string
+        readonly key: string
+        readonly response: { readonly status: number; readonly contentType: string; readonly body: string }
+      }) {
+        const { scope, key, response } = input
+        yield* sql`
+          UPDATE ${table} SET
+            status = 'done',
+            response_status = ${response.status},
+            response_content_type = ${response.contentType},
+            response_body = ${response.body}
+          WHERE scope = ${scope} AND key = ${key} AND status = 'running'`
+      }, Effect.orDie)
+
+      const release = Effect.fn("IdempotencyStoreSql.release")(function* (input: {
+        readonly scope: string
+        readonly key: string
+      }) {
+        yield* sql`DELETE FROM ${table} WHERE scope = ${input.scope} AND key = ${input.key} AND status = 'running'`
+      }, Effect.orDie)
+
+      const purge = SqlSchema.findOne({
+        Request: Schema.Number,
+        Result: Count,
+        execute: (nowMs) => sql`
+          WITH purged AS (DELETE FROM ${table} WHERE expires_at_ms < ${nowMs}::bigint RETURNING 1)
+          SELECT count(*)::integer AS count FROM purged`
+      })
+
+      const purgeExpired = Effect.fn("IdempotencyStoreSql.purgeExpired")(function* (nowMs: number) {
+        const { count } = yield* purge(nowMs)
+        return count
+      }, Effect.orDie)
+
+      return IdempotencyStore.of({ claim, complete, release, purgeExpired })
+    })
+  )
