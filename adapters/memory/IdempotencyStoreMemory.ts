@@ -30,13 +30,14 @@ export const IdempotencyStoreMemory = Layer.sync(IdempotencyStore, () => {
         if (row.response === undefined) return { _tag: "Running" } as const
         return { _tag: "Replay", response: row.response } as const
       }),
-    complete: ({ scope, key, response }) =>
+    complete: ({ scope, key, response, expiresAtMs }) =>
       Effect.sync(() => {
         const rows = rowsOf(scope)
         const row = rows.get(key)
         if (row !== undefined && row.response === undefined) {
           rows.set(key, {
             ...row,
+            expiresAtMs,
             response: { status: response.status, contentType: response.contentType, body: response.body }
           })
         }

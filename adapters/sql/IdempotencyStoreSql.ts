@@ -96,6 +96,7 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
         readonly scope: string
         readonly key: string
         readonly response: { readonly status: number; readonly contentType: string; readonly body: string }
+        readonly expiresAtMs: number
       }) {
         const { scope, key, response } = input
         yield* sql`
@@ -103,7 +104,8 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
             status = 'done',
             response_status = ${response.status},
             response_content_type = ${response.contentType},
-            response_body = ${response.body}
+            response_body = ${response.body},
+            expires_at_ms = ${input.expiresAtMs}
           WHERE scope = ${scope} AND key = ${key} AND status = 'running'`
       }, Effect.orDie)
 

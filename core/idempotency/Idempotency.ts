@@ -62,6 +62,11 @@ export interface IdempotentRequest {
 export interface RunIdempotentOptions {
   /** How long a finished response is replayed. Default 24 h (document 1: "kept at least 24 hours"). */
   readonly retentionSeconds?: number | undefined
+  /**
+   * How long a running claim holds the key. A process that dies mid-request frees its keys after this;
+   * a request still running past it could run again, so it is far longer than any mutation. Default 5 min.
+   */
+  readonly leaseSeconds?: number | undefined
   /** How long a repeat waits for the first request to finish before answering IdempotencyInProgress. */
   readonly waitTimeoutMs?: number | undefined
   /** How often a waiting repeat asks the store again. */
@@ -89,6 +94,7 @@ export const runIdempotent = Effect.fn("runIdempotent")(function* <E, R>(
 ): Effect.fn.Return<KeptResponse, E | IdempotencyConflict | IdempotencyInProgress, R | IdempotencyStore> {
   const store = yield* IdempotencyStore
   const retentionMs = (options.retentionSeconds ?? Idempotency.retentionSeconds) * 1000
+  const leaseMs = (options.leaseSeconds ?? 300) * 1000
   const waitTimeoutMs = options.waitTimeoutMs ?? 10_000
   const pollIntervalMs = options.pollIntervalMs ?? 25
   const { scope, key } = request
@@ -97,11 +103,15 @@ export const runIdempotent = Effect.fn("runIdempotent")(function* <E, R>(
   const attempt = Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
       const nowMs = yield* Clock.currentTimeMillis
-      const claim = yield* store.claim({ ...request, nowMs, expiresAtMs: nowMs + retentionMs })
+      const claim = yield* store.claim({ ...request, nowMs, expiresAtMs: nowMs + Math.min(leaseMs, retentionMs) })
       if (claim._tag !== "Claimed") return claim
       const response = yield* restore(run).pipe(
         Effect.onExit((exit) =>
-          Exit.isSuccess(exit) ? store.complete({ scope, key, response: exit.value }) : store.release({ scope, key })
+          Exit.isSuccess(exit)
+            ? Effect.flatMap(Clock.currentTimeMillis, (doneMs) =>
+                store.complete({ scope, key, response: exit.value, expiresAtMs: doneMs + retentionMs })
+              )
+            : store.release({ scope, key })
         )
       )
       return { _tag: "Ran", response } as const

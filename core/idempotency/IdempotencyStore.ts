@@ -20,7 +20,9 @@ export type Claim =
 
 /**
  * Idempotency records, per scope (the authenticated caller). `claim` is atomic: of many concurrent
- * claims of one fresh key exactly one is `Claimed`. A record older than its expiry counts as absent.
+ * claims of one fresh key exactly one is `Claimed`. A record older than its expiry counts as absent: a
+ * running record expires at the end of its lease (so a crash mid-request frees the key soon), a finished
+ * one at the end of its retention.
  * Infrastructure failures are defects: the HTTP adapter answers them with a safe 5xx.
  */
 export class IdempotencyStore extends Context.Service<
@@ -33,10 +35,12 @@ export class IdempotencyStore extends Context.Service<
       readonly nowMs: number
       readonly expiresAtMs: number
     }) => Effect.Effect<Claim>
+    /** Keeps the response until `expiresAtMs` (the retention), replacing the running lease's expiry. */
     readonly complete: (input: {
       readonly scope: string
       readonly key: string
       readonly response: KeptResponse
+      readonly expiresAtMs: number
     }) => Effect.Effect<void>
     /** The handler did not produce a response (defect, interruption): free the key for a retry. */
     readonly release: (input: { readonly scope: string; readonly key: string }) => Effect.Effect<void>

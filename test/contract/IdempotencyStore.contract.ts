@@ -35,13 +35,13 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const scope = freshScope()
           const input = { scope, key: "k1", fingerprint: "fp-a", nowMs: now, expiresAtMs: now + day }
           yield* store.claim(input)
-          yield* store.complete({ scope, key: "k1", response: created })
+          yield* store.complete({ scope, key: "k1", response: created, expiresAtMs: now + day })
           const replay = yield* store.claim({ ...input, nowMs: now + 1000 })
           assert.deepStrictEqual(replay, { _tag: "Replay", response: created })
           // A kept error response is a response like any other.
           const conflict = { status: 409, contentType: "application/json", body: "" }
           yield* store.claim({ ...input, key: "k2" })
-          yield* store.complete({ scope, key: "k2", response: conflict })
+          yield* store.complete({ scope, key: "k2", response: conflict, expiresAtMs: now + day })
           assert.deepStrictEqual(yield* store.claim({ ...input, key: "k2" }), { _tag: "Replay", response: conflict })
         })
       )
@@ -53,7 +53,7 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const input = { scope, key: "k1", fingerprint: "fp-a", nowMs: now, expiresAtMs: now + day }
           yield* store.claim(input)
           assert.deepStrictEqual(yield* store.claim({ ...input, fingerprint: "fp-b" }), { _tag: "Mismatch" })
-          yield* store.complete({ scope, key: "k1", response: created })
+          yield* store.complete({ scope, key: "k1", response: created, expiresAtMs: now + day })
           assert.deepStrictEqual(yield* store.claim({ ...input, fingerprint: "fp-b" }), { _tag: "Mismatch" })
           assert.deepStrictEqual(yield* store.claim(input), { _tag: "Replay", response: created })
         })
@@ -77,9 +77,27 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const scope = freshScope()
           const input = { scope, key: "k1", fingerprint: "fp-a", nowMs: now, expiresAtMs: now + day }
           yield* store.claim(input)
-          yield* store.complete({ scope, key: "k1", response: created })
+          yield* store.complete({ scope, key: "k1", response: created, expiresAtMs: now + day })
           yield* store.release({ scope, key: "k1" })
           assert.deepStrictEqual(yield* store.claim(input), { _tag: "Replay", response: created })
+        })
+      )
+
+      it.effect("a running claim holds the key for its lease only; complete keeps the response for the retention", () =>
+        Effect.gen(function* () {
+          const store = yield* IdempotencyStore
+          const scope = freshScope()
+          const lease = 5 * 60 * 1000
+          const input = { scope, key: "k1", fingerprint: "fp-a", nowMs: now, expiresAtMs: now + lease }
+          yield* store.claim(input)
+          // A crashed request never completes: after its lease the key is free again.
+          assert.deepStrictEqual(yield* store.claim({ ...input, nowMs: now + lease + 1 }), { _tag: "Claimed" })
+          yield* store.claim({ ...input, key: "k2" })
+          yield* store.complete({ scope, key: "k2", response: created, expiresAtMs: now + day })
+          assert.deepStrictEqual(yield* store.claim({ ...input, key: "k2", nowMs: now + lease + 1 }), {
+            _tag: "Replay",
+            response: created
+          })
         })
       )
 
@@ -89,7 +107,7 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const scope = freshScope()
           const input = { scope, key: "k1", fingerprint: "fp-a", nowMs: now, expiresAtMs: now + day }
           yield* store.claim(input)
-          yield* store.complete({ scope, key: "k1", response: created })
+          yield* store.complete({ scope, key: "k1", response: created, expiresAtMs: now + day })
           // At its expiry a record still counts; one millisecond later it is gone.
           assert.deepStrictEqual(yield* store.claim({ ...input, nowMs: now + day }), {
             _tag: "Replay",
@@ -112,9 +130,9 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const base = { scope, fingerprint: "fp-a", nowMs: 1_000 }
           yield* store.claim({ ...base, key: "expired-running", expiresAtMs: 2_000 })
           yield* store.claim({ ...base, key: "expired-done", expiresAtMs: 2_500 })
-          yield* store.complete({ scope, key: "expired-done", response: created })
+          yield* store.complete({ scope, key: "expired-done", response: created, expiresAtMs: 2_500 })
           yield* store.claim({ ...base, key: "live-done", expiresAtMs: 5_000 })
-          yield* store.complete({ scope, key: "live-done", response: created })
+          yield* store.complete({ scope, key: "live-done", response: created, expiresAtMs: 5_000 })
           yield* store.claim({ ...base, key: "live-running", expiresAtMs: 3_000 })
           assert.strictEqual(yield* store.purgeExpired(3_000), 2)
           assert.strictEqual(yield* store.purgeExpired(3_000), 0)
@@ -135,7 +153,7 @@ export const IdempotencyStoreContract = (name: string, store: Layer.Layer<Idempo
           const input = { key: "shared", nowMs: now, expiresAtMs: now + day }
           assert.deepStrictEqual(yield* store.claim({ ...input, scope: a, fingerprint: "fp-a" }), { _tag: "Claimed" })
           assert.deepStrictEqual(yield* store.claim({ ...input, scope: b, fingerprint: "fp-b" }), { _tag: "Claimed" })
-          yield* store.complete({ scope: a, key: "shared", response: created })
+          yield* store.complete({ scope: a, key: "shared", response: created, expiresAtMs: now + day })
           assert.deepStrictEqual(yield* store.claim({ ...input, scope: b, fingerprint: "fp-b" }), { _tag: "Running" })
           yield* store.release({ scope: b, key: "shared" })
           assert.deepStrictEqual(yield* store.claim({ ...input, scope: a, fingerprint: "fp-a" }), {
