@@ -62,6 +62,17 @@ export const domainErrorResponse = (
         return Effect.as(logCause(error), errorResponse("UPSTREAM_ERROR"))
       case "Unavailable":
         return Effect.as(logCause(error), errorResponse("UNAVAILABLE"))
+      case "UnknownRole":
+        return Effect.succeed(errorResponse("unknown_role", { details: { validRoles: e.validRoles } }))
+      case "UnknownTemplate":
+        return Effect.succeed(errorResponse("unknown_template", { details: { validTemplates: e.validTemplates } }))
+      case "InvalidTransition":
+        return Effect.succeed(
+          errorResponse("invalid_transition", {
+            message: `That is not allowed while the decision is ${String(e.status).replace("_", " ")}.`,
+            details: { status: e.status }
+          })
+        )
       case "IdempotencyConflict":
         return Effect.succeed(errorResponse("idempotency_conflict"))
       case "IdempotencyInProgress":

@@ -1,10 +1,12 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Effect, Layer, type Scope } from "effect"
+import { HttpRouter, HttpServer, type HttpServerError } from "effect/http"
 import { createServer } from "node:http"
 
 /** Serves routes on an ephemeral loopback port for the life of the scope; answers the base URL. */
-export const serveForTest = <E, R>(routes: Layer.Layer<never, E, R>) =>
+export const serveForTest = <E, R>(
+  routes: Layer.Layer<never, E, R>
+): Effect.Effect<{ readonly baseUrl: string }, E | HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
       HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
@@ -15,7 +17,8 @@ export const serveForTest = <E, R>(routes: Layer.Layer<never, E, R>) =>
     const address = server.address
     if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
     return { baseUrl: `http://127.0.0.1:${address.port}` }
-  })
+    // The router's request-scoped requirements are provided per request; only the scope remains.
+  }) as Effect.Effect<{ readonly baseUrl: string }, E | HttpServerError.ServeError, Scope.Scope>
 
 export interface Answer {
   readonly status: number

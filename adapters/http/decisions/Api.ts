@@ -1,10 +1,201 @@
-import { HttpApi, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { DecisionCreate } from "../../../core/decisions/Decision.ts"
+import { RoleCreate, RoleUpdate, AssignmentCreate } from "../../../core/decisions/Role.ts"
+import { ErrorResponses as E } from "../ErrorSchemas.ts"
+import { IdempotencyOptional, IdempotencyRequired } from "../IdempotencyMiddleware.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { DecisionsUniformGroup } from "../uniform/UniformApi.ts"
+import { CallerAuth, WorkspaceAuth } from "./Auth.ts"
+import {
+  AssignmentListEnvelope,
+  ChooseBody,
+  DecisionEnvelope,
+  DecisionId,
+  DecisionListEnvelope,
+  DeclineBody,
+  InfoRequestBody,
+  InfoResponseBody,
+  KeyCreate,
+  KeyCreatedEnvelope,
+  KeyEnvelope,
+  KeyListEnvelope,
+  ListQuery,
+  RoleEnvelope,
+  RoleListEnvelope,
+  RouteBody,
+  WaitQuery,
+  WorkspaceScope
+} from "./Schemas.ts"
+
+const idParam = { id: DecisionId }
+const mutationErrors = [E.badRequest, E.unauthorized, E.notFound, E.conflict, E.payloadTooLarge, E.rateLimited]
+const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.rateLimited]
+const created = (schema: Schema.Top) => schema.pipe(HttpApiSchema.status(201))
+
+/** Document 2, caller plane: agents and services post decisions and learn the outcome. */
+export class CallerGroup extends HttpApiGroup.make("caller")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/decisions", {
+      payload: DecisionCreate,
+      success: created(DecisionEnvelope),
+      error: mutationErrors
+    })
+      .middleware(IdempotencyRequired)
+      .annotate(OpenApi.Description, "Create a decision. `Idempotency-Key` is required."),
+    HttpApiEndpoint.get("get", "/api/v1/decisions/:id", {
+      params: idParam,
+      query: WaitQuery,
+      success: DecisionEnvelope,
+      error: readErrors
+    }).annotate(
+      OpenApi.Description,
+      "Read a decision. With `wait` (seconds, at most 60) the request blocks until the status changes or the wait ends."
+    ),
+    HttpApiEndpoint.get("list", "/api/v1/decisions", {
+      query: ListQuery,
+      success: DecisionListEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.post("infoResponse", "/api/v1/decisions/:id/info-response", {
+      params: idParam,
+      payload: InfoResponseBody,
+      success: DecisionEnvelope,
+      error: mutationErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("cancel", "/api/v1/decisions/:id/cancel", {
+      params: idParam,
+      success: DecisionEnvelope,
+      error: mutationErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(CallerAuth)
+  .annotateMerge(OpenApi.annotations({ title: "Caller plane", description: "Authorization: Bearer dcd_<key>" })) {}
+
+const workspace = OpenApi.annotations({
+  title: "Workspace plane",
+  description: "X-Decisions-Api-Key (the service key) plus X-Workspace-Token (identity token, audience decisions)"
+})
+
+/** Document 2, workspace plane: people work their inbox. */
+export class WorkspaceDecisionsGroup extends HttpApiGroup.make("workspaceDecisions")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/workspace/decisions", {
+      query: { ...ListQuery, scope: Schema.optional(WorkspaceScope) },
+      success: DecisionListEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.get("get", "/api/v1/workspace/decisions/:id", {
+      params: idParam,
+      success: DecisionEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.post("choose", "/api/v1/workspace/decisions/:id/choose", {
+      params: idParam,
+      payload: ChooseBody,
+      success: DecisionEnvelope,
+      error: [...mutationErrors, E.forbidden]
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("decline", "/api/v1/workspace/decisions/:id/decline", {
+      params: idParam,
+      payload: DeclineBody,
+      success: DecisionEnvelope,
+      error: [...mutationErrors, E.forbidden]
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("askInfo", "/api/v1/workspace/decisions/:id/info-requests", {
+      params: idParam,
+      payload: InfoRequestBody,
+      success: DecisionEnvelope,
+      error: [...mutationErrors, E.forbidden]
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("route", "/api/v1/workspace/decisions/:id/route", {
+      params: idParam,
+      payload: RouteBody,
+      success: DecisionEnvelope,
+      error: [...mutationErrors, E.forbidden]
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
+
+const slugParam = { slug: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(50)) }
+const adminErrors = [...mutationErrors, E.forbidden]
+
+/** Decision roles and their holders (org admins change them; every member may read). */
+export class WorkspaceRolesGroup extends HttpApiGroup.make("workspaceRoles")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/workspace/roles", { success: RoleListEnvelope, error: readErrors }),
+    HttpApiEndpoint.post("create", "/api/v1/workspace/roles", {
+      payload: RoleCreate,
+      success: created(RoleEnvelope),
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.patch("update", "/api/v1/workspace/roles/:slug", {
+      params: slugParam,
+      payload: RoleUpdate,
+      success: RoleEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("archive", "/api/v1/workspace/roles/:slug/archive", {
+      params: slugParam,
+      success: RoleEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.get("assignments", "/api/v1/workspace/roles/:slug/assignments", {
+      params: slugParam,
+      success: AssignmentListEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.post("assign", "/api/v1/workspace/roles/:slug/assignments", {
+      params: slugParam,
+      payload: AssignmentCreate,
+      success: created(AssignmentListEnvelope),
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.delete("unassign", "/api/v1/workspace/roles/:slug/assignments/:email", {
+      params: { ...slugParam, email: Schema.String.check(Schema.isMinLength(3), Schema.isMaxLength(254)) },
+      success: AssignmentListEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
+
+const keyParam = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) }
+
+/** Caller keys (org admins). The plaintext appears only in the create and rotate answers. */
+export class WorkspaceKeysGroup extends HttpApiGroup.make("workspaceKeys")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/workspace/keys", {
+      success: KeyListEnvelope,
+      error: [...readErrors, E.forbidden]
+    }),
+    HttpApiEndpoint.post("create", "/api/v1/workspace/keys", {
+      payload: KeyCreate,
+      success: created(KeyCreatedEnvelope),
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("rotate", "/api/v1/workspace/keys/:id/rotate", {
+      params: keyParam,
+      success: KeyCreatedEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("revoke", "/api/v1/workspace/keys/:id/revoke", {
+      params: keyParam,
+      success: KeyEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
 
 /** The decisions service's contract (document 2). */
 export class DecisionsApi extends HttpApi.make("decisions")
   .add(DecisionsUniformGroup)
+  .add(CallerGroup)
+  .add(WorkspaceDecisionsGroup)
+  .add(WorkspaceRolesGroup)
+  .add(WorkspaceKeysGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(

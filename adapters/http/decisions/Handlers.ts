@@ -1,9 +1,199 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerResponse } from "effect/http"
+import type { Decision } from "../../../core/decisions/Decision.ts"
+import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
+import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
+import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
+import { domainErrorResponse } from "../ErrorResponse.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
+import { CurrentCaller, CurrentUser } from "./Auth.ts"
+
+/** The decision as the contract shows it: without the internal version, with routing where given. */
+export const toApiDecision = (decision: Decision, routing?: DecisionView["routing"]) => {
+  const { version: _version, ...shown } = decision
+  return routing === undefined ? shown : { ...shown, routing }
+}
+
+const one = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing) } })
+
+/** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
+const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, (error) => domainErrorResponse(error, "decisions"))
+
+const createdResponse = (body: unknown) => HttpServerResponse.jsonUnsafe(body, { status: 201 })
 
 export const DecisionsUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(DecisionsApi, "uniform", (handlers) =>
     Effect.map(uniformHandlers(config), (h) => handlers.handleAll(h))
   )
+
+export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (handlers) =>
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    return handlers.handleAll({
+      create: ({ payload }) =>
+        answer(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            return createdResponse(one(yield* decisions.create(caller, payload)))
+          })
+        ),
+      get: ({ params, query }) =>
+        answer(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const view =
+              query.wait === undefined || query.wait === 0
+                ? yield* decisions.get(caller.organizationId, params.id)
+                : yield* decisions.waitForChange(caller.organizationId, params.id, query.wait)
+            return one(view)
+          })
+        ),
+      list: ({ query }) =>
+        answer(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const page = yield* decisions.list(
+              caller.organizationId,
+              { _tag: "All" },
+              { statuses: query.status, cursor: query.cursor, limit: query.limit ?? defaultPageLimit }
+            )
+            const views = yield* decisions.withRouting(page.decisions)
+            return {
+              data: {
+                decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
+                ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+              }
+            }
+          })
+        ),
+      infoResponse: ({ params, payload }) =>
+        answer(
+          Effect.flatMap(CurrentCaller, (caller) => decisions.answerInfo(caller, params.id, payload)).pipe(
+            Effect.map(one)
+          )
+        ),
+      cancel: ({ params }) =>
+        answer(Effect.flatMap(CurrentCaller, (caller) => decisions.cancel(caller, params.id)).pipe(Effect.map(one)))
+    })
+  })
+)
+
+export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceDecisions", (handlers) =>
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    return handlers.handleAll({
+      list: ({ query }) =>
+        answer(
+          Effect.gen(function* () {
+            const user = yield* CurrentUser
+            const scopeName = query.scope ?? "inbox"
+            const scope: DecisionScope =
+              scopeName === "all"
+                ? { _tag: "All" }
+                : scopeName === "unrouted"
+                  ? yield* decisions.unroutedScope(user.organizationId)
+                  : yield* decisions.inboxScope(user)
+            const page = yield* decisions.list(user.organizationId, scope, {
+              statuses: query.status,
+              cursor: query.cursor,
+              limit: query.limit ?? defaultPageLimit
+            })
+            // Document 2: routing is on unrouted list items, not on inbox items.
+            const items =
+              scopeName === "unrouted"
+                ? (yield* decisions.withRouting(page.decisions)).map((v) => toApiDecision(v.decision, v.routing))
+                : page.decisions.map((d) => toApiDecision(d))
+            return {
+              data: { decisions: items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }
+            }
+          })
+        ),
+      get: ({ params }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(Effect.map(one))
+        ),
+      choose: ({ params, payload }) =>
+        answer(Effect.flatMap(CurrentUser, (user) => decisions.choose(user, params.id, payload)).pipe(Effect.map(one))),
+      decline: ({ params, payload }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.decline(user, params.id, payload)).pipe(Effect.map(one))
+        ),
+      askInfo: ({ params, payload }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.askInfo(user, params.id, payload.question)).pipe(
+            Effect.map(one)
+          )
+        ),
+      route: ({ params, payload }) =>
+        answer(Effect.flatMap(CurrentUser, (user) => decisions.route(user, params.id, payload)).pipe(Effect.map(one)))
+    })
+  })
+)
+
+export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceRoles", (handlers) =>
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
+      answer(Effect.flatMap(CurrentUser, f))
+    return handlers.handleAll({
+      list: () => withUser((user) => Effect.map(decisions.listRoles(user), (roles) => ({ data: { roles } }))),
+      create: ({ payload }) =>
+        withUser((user) =>
+          Effect.map(decisions.createRole(user, payload), (role) => createdResponse({ data: { role } }))
+        ),
+      update: ({ params, payload }) =>
+        withUser((user) =>
+          Effect.map(decisions.updateRole(user, params.slug, payload), (role) => ({ data: { role } }))
+        ),
+      archive: ({ params }) =>
+        withUser((user) => Effect.map(decisions.archiveRole(user, params.slug), (role) => ({ data: { role } }))),
+      assignments: ({ params }) =>
+        withUser((user) =>
+          Effect.map(decisions.listAssignments(user, params.slug), (assignments) => ({ data: { assignments } }))
+        ),
+      assign: ({ params, payload }) =>
+        withUser((user) =>
+          Effect.map(decisions.assign(user, params.slug, payload.memberEmail), (assignments) =>
+            createdResponse({ data: { assignments } })
+          )
+        ),
+      unassign: ({ params }) =>
+        withUser((user) =>
+          decisions.unassign(user, params.slug, params.email).pipe(
+            Effect.andThen(decisions.listAssignments(user, params.slug)),
+            Effect.map((assignments) => ({ data: { assignments } }))
+          )
+        )
+    })
+  })
+)
+
+export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceKeys", (handlers) =>
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
+      answer(Effect.flatMap(CurrentUser, f))
+    return handlers.handleAll({
+      list: () => withUser((user) => Effect.map(decisions.listKeys(user), (keys) => ({ data: { keys } }))),
+      create: ({ payload }) =>
+        withUser((user) =>
+          Effect.map(decisions.createKey(user, payload.name), (created) => createdResponse({ data: created }))
+        ),
+      rotate: ({ params }) =>
+        withUser((user) => Effect.map(decisions.rotateKey(user, params.id), (rotated) => ({ data: rotated }))),
+      revoke: ({ params }) =>
+        withUser((user) => Effect.map(decisions.revokeKey(user, params.id), (key) => ({ data: { key } })))
+    })
+  })
+)
+
+/** Every group of the decisions API but the uniform one (which takes the manifest). */
+export const DecisionsHandlers = Layer.mergeAll(
+  CallerHandlers,
+  WorkspaceDecisionHandlers,
+  WorkspaceRoleHandlers,
+  WorkspaceKeyHandlers
+)

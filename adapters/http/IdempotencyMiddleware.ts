@@ -1,0 +1,23 @@
+import { Context, Schema } from "effect"
+import { HttpApiMiddleware } from "effect/http-api"
+
+/** Whose idempotency keys these are: the authenticated caller, provided by each plane's auth middleware. */
+export class IdempotencyScope extends Context.Service<IdempotencyScope, string>()("adapters/http/IdempotencyScope") {}
+
+const keyHeader = Schema.Struct({
+  "idempotency-key": Schema.optional(Schema.String)
+})
+
+/** A mutation that must carry `Idempotency-Key` (document 2: creating a decision, raising a template). */
+export class IdempotencyRequired extends HttpApiMiddleware.Service<
+  IdempotencyRequired,
+  { requires: IdempotencyScope }
+>()("adapters/http/IdempotencyRequired") {}
+
+/** A mutation that honours `Idempotency-Key` when it is sent (document 1: every mutation). */
+export class IdempotencyOptional extends HttpApiMiddleware.Service<
+  IdempotencyOptional,
+  { requires: IdempotencyScope }
+>()("adapters/http/IdempotencyOptional") {}
+
+export const IdempotencyHeaders = keyHeader

@@ -1,0 +1,103 @@
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { verify as verifyIdentityToken } from "../../../core/auth/IdentityToken.ts"
+import { checkStaticKey } from "../../../core/auth/StaticKey.ts"
+import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { errorResponse } from "../ErrorResponse.ts"
+import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
+import { makeRateLimiter } from "../RateLimiter.ts"
+import { CallerAuth, CurrentCaller, CurrentUser, WorkspaceAuth } from "./Auth.ts"
+
+export interface DecisionsAuthConfig {
+  readonly production: boolean
+  /** AUTH-1 key the hub sends on the workspace plane (`DECISIONS_API_KEY`). */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  /** HS256 key of workspace identity tokens (`DECISIONS_EMBED_KEY`). */
+  readonly embedKey: Redacted.Redacted<string> | undefined
+  readonly issuer: string
+  /** Requests per minute per caller key and per workspace user. */
+  readonly callerRequestsPerMinute: number
+  readonly userRequestsPerMinute: number
+}
+
+const unauthorized = () => errorResponse("UNAUTHORIZED")
+
+const rateLimited = (seconds: number) => errorResponse("RATE_LIMITED", { headers: { "retry-after": String(seconds) } })
+
+/** Caller plane: the bearer key must hash to an active caller key; revoked or rotated-out keys fail at once. */
+export const CallerAuthLayer = (config: DecisionsAuthConfig) =>
+  Layer.effect(
+    CallerAuth,
+    Effect.gen(function* () {
+      const decisions = yield* Decisions
+      const limit = makeRateLimiter({ limit: config.callerRequestsPerMinute, windowMs: 60_000 })
+      return CallerAuth.of({
+        callerKey: (httpEffect, { credential }) =>
+          Effect.gen(function* () {
+            const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
+            if (caller === undefined) return unauthorized()
+            const wait = yield* limit(`key:${caller.keyId}`)
+            if (wait !== undefined) return rateLimited(wait)
+            return yield* httpEffect.pipe(
+              Effect.provideService(CurrentCaller, caller),
+              Effect.provideService(IdempotencyScope, `caller:${caller.keyId}`)
+            )
+          })
+      })
+    })
+  )
+
+const adminRoles = new Set(["OWNER", "ADMIN"])
+
+/**
+ * Workspace plane: the service key and an identity token, both checked; the token's `sub` is the user and
+ * its `companyId` the organization. A token without an organization cannot be scoped, so it is refused.
+ */
+export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
+  Layer.sync(WorkspaceAuth, () => {
+    const limit = makeRateLimiter({ limit: config.userRequestsPerMinute, windowMs: 60_000 })
+    return WorkspaceAuth.of({
+      workspaceToken: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const keyCheck = yield* Effect.result(
+            checkStaticKey({
+              expected: config.apiKey === undefined ? undefined : Redacted.value(config.apiKey),
+              presented: request.headers["x-decisions-api-key"],
+              production: config.production
+            })
+          )
+          if (keyCheck._tag === "Failure") {
+            return keyCheck.failure._tag === "NotConfigured"
+              ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
+              : unauthorized()
+          }
+          if (config.embedKey === undefined) {
+            return config.production
+              ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
+              : unauthorized()
+          }
+          const identity = yield* Effect.result(
+            verifyIdentityToken({
+              token: Redacted.value(credential),
+              key: Redacted.value(config.embedKey),
+              issuer: config.issuer,
+              audience: "decisions",
+              nowSeconds: Math.floor((yield* Clock.currentTimeMillis) / 1000)
+            })
+          )
+          if (identity._tag === "Failure" || identity.success.companyId === undefined) return unauthorized()
+          const user = {
+            organizationId: identity.success.companyId,
+            email: identity.success.email,
+            isAdmin: identity.success.orgRole !== undefined && adminRoles.has(identity.success.orgRole)
+          }
+          const wait = yield* limit(`user:${user.organizationId}:${user.email}`)
+          if (wait !== undefined) return rateLimited(wait)
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentUser, user),
+            Effect.provideService(IdempotencyScope, `user:${user.organizationId}:${user.email}`)
+          )
+        })
+    })
+  })

@@ -1,0 +1,126 @@
+import { Schema, SchemaGetter } from "effect"
+import type { DecisionStatus as Status } from "../../../core/decisions/Decision.ts"
+import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
+import {
+  AssignmentChange,
+  DecisionOption,
+  DecisionStatus,
+  Fact,
+  InfoRequest,
+  Link,
+  Resolution,
+  Slug,
+  Urgency
+} from "../../../core/decisions/Decision.ts"
+import { Assignment, Role } from "../../../core/decisions/Role.ts"
+import { Email } from "../../../core/kernel/Email.ts"
+import { Decisions as L } from "../../../core/kernel/Limits.ts"
+
+export const RoutingSchema = Schema.Struct({
+  assigneeCount: Schema.Int,
+  unrouted: Schema.Boolean,
+  reason: Schema.optional(Schema.Literals(["no_members", "role_archived", "role_missing"]))
+}).annotate({ identifier: "DecisionRouting" })
+
+/** Document 2, "Decision (response)". */
+export const DecisionResponse = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  callerName: Schema.String,
+  roleSlug: Schema.String,
+  status: DecisionStatus,
+  title: Schema.String,
+  body: Schema.optional(Schema.String),
+  facts: Schema.Array(Fact),
+  links: Schema.Array(Link),
+  options: Schema.Array(DecisionOption),
+  urgency: Urgency,
+  expiresAt: Schema.optional(Schema.String),
+  defaultOptionId: Schema.optional(Schema.String),
+  directAssigneeEmail: Schema.optional(Schema.String),
+  resolution: Schema.optional(Resolution),
+  infoRequests: Schema.Array(InfoRequest),
+  assignmentHistory: Schema.Array(AssignmentChange),
+  routing: Schema.optional(RoutingSchema),
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+}).annotate({ identifier: "Decision" })
+
+export const DecisionEnvelope = Schema.Struct({ data: Schema.Struct({ decision: DecisionResponse }) }).annotate({
+  identifier: "DecisionEnvelope"
+})
+
+export const DecisionListEnvelope = Schema.Struct({
+  data: Schema.Struct({ decisions: Schema.Array(DecisionResponse), nextCursor: Schema.optional(Schema.String) })
+}).annotate({ identifier: "DecisionListEnvelope" })
+
+/** `status=pending,needs_info`: one status or several, comma-separated. */
+export const StatusFilter = Schema.String.pipe(
+  Schema.decodeTo(Schema.Array(DecisionStatus), {
+    // The parts are validated by the target schema, which names any unknown status.
+    decode: SchemaGetter.transform((s: string) => s.split(",").map((part) => part.trim()) as Array<Status>),
+    encode: SchemaGetter.transform((statuses: ReadonlyArray<string>) => statuses.join(","))
+  })
+)
+
+const IntFromString = (min: number, max: number) =>
+  Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max }))
+
+export const ListQuery = {
+  status: Schema.optional(StatusFilter),
+  cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(64))),
+  limit: Schema.optional(IntFromString(L.pageSizeMin, L.pageSizeMax))
+}
+
+export const WaitQuery = { wait: Schema.optional(IntFromString(0, L.waitMaxSeconds)) }
+
+export const DecisionId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
+
+export const InfoResponseBody = Schema.Struct({
+  infoRequestId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)),
+  answer: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.infoAnswerMax))
+}).annotate({ identifier: "InfoResponse" })
+
+export const ChooseBody = Schema.Struct({
+  optionId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)),
+  rationale: Schema.optional(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
+}).annotate({ identifier: "Choose" })
+
+export const DeclineBody = Schema.Struct({
+  rationale: Schema.optional(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
+}).annotate({ identifier: "Decline" })
+
+export const InfoRequestBody = Schema.Struct({
+  question: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.infoQuestionMax))
+}).annotate({ identifier: "InfoRequestCreate" })
+
+export const RouteBody = Schema.Struct({
+  toRole: Schema.optional(Slug),
+  toEmail: Schema.optional(Email),
+  note: Schema.optional(Schema.String.check(Schema.isMaxLength(L.assignmentNoteMax)))
+}).annotate({ identifier: "Route" })
+
+export const WorkspaceScope = Schema.Literals(["inbox", "all", "unrouted"])
+
+export const RoleEnvelope = Schema.Struct({ data: Schema.Struct({ role: Role }) }).annotate({
+  identifier: "RoleEnvelope"
+})
+export const RoleListEnvelope = Schema.Struct({ data: Schema.Struct({ roles: Schema.Array(Role) }) }).annotate({
+  identifier: "RoleListEnvelope"
+})
+export const AssignmentListEnvelope = Schema.Struct({
+  data: Schema.Struct({ assignments: Schema.Array(Assignment) })
+}).annotate({ identifier: "AssignmentListEnvelope" })
+
+export const KeyCreate = Schema.Struct({
+  name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(80))
+}).annotate({ identifier: "KeyCreate" })
+export const KeyEnvelope = Schema.Struct({ data: Schema.Struct({ key: ApiKey }) }).annotate({
+  identifier: "KeyEnvelope"
+})
+export const KeyListEnvelope = Schema.Struct({ data: Schema.Struct({ keys: Schema.Array(ApiKey) }) }).annotate({
+  identifier: "KeyListEnvelope"
+})
+export const KeyCreatedEnvelope = Schema.Struct({
+  data: Schema.Struct({ key: ApiKey, plaintext: Schema.String })
+}).annotate({ identifier: "KeyCreatedEnvelope" })

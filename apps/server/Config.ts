@@ -1,0 +1,47 @@
+import { Config, Option, Redacted } from "effect"
+
+/** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
+export const SecretNames = [
+  "HUB_ADMIN_KEY",
+  "HUB_SECRETS_KEY",
+  "DECISIONS_API_KEY",
+  "DECISIONS_EMBED_KEY",
+  "TASKS_API_KEY"
+] as const
+export type SecretName = (typeof SecretNames)[number]
+
+const secret = (name: SecretName) => Config.option(Config.Redacted(name))
+
+export const ServerConfig = Config.all({
+  environment: Config.Literals(["development", "test", "production"], "NODE_ENV").pipe(
+    Config.withDefault("development" as const)
+  ),
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  hubPort: Config.Port("HUB_PORT").pipe(Config.withDefault(4000)),
+  decisionsPort: Config.Port("DECISIONS_PORT").pipe(Config.withDefault(4001)),
+  tasksPort: Config.Port("TASKS_PORT").pipe(Config.withDefault(4002)),
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  platformIssuer: Config.NonEmptyString("PLATFORM_ISSUER").pipe(Config.withDefault("platform-hub")),
+  logFormat: Config.Literals(["json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("json" as const)),
+  logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  drainMillis: Config.Int("SHUTDOWN_DRAIN_MS").pipe(Config.withDefault(10_000)),
+  decisionsCallerRequestsPerMinute: Config.Int("DECISIONS_CALLER_RATE_LIMIT").pipe(Config.withDefault(600)),
+  decisionsUserRequestsPerMinute: Config.Int("DECISIONS_USER_RATE_LIMIT").pipe(Config.withDefault(300)),
+  expirySweepMillis: Config.Int("DECISIONS_EXPIRY_SWEEP_MS").pipe(Config.withDefault(1_000)),
+  build: Config.String("BUILD_ID").pipe(Config.withDefault("dev")),
+  secrets: Config.all({
+    HUB_ADMIN_KEY: secret("HUB_ADMIN_KEY"),
+    HUB_SECRETS_KEY: secret("HUB_SECRETS_KEY"),
+    DECISIONS_API_KEY: secret("DECISIONS_API_KEY"),
+    DECISIONS_EMBED_KEY: secret("DECISIONS_EMBED_KEY"),
+    TASKS_API_KEY: secret("TASKS_API_KEY")
+  })
+})
+
+export type ServerConfig = typeof ServerConfig extends Config.Config<infer A> ? A : never
+
+export type Secrets = Record<SecretName, Redacted.Redacted<string> | undefined>
+
+export const presentSecrets = (config: ServerConfig): Secrets =>
+  Object.fromEntries(SecretNames.map((name) => [name, Option.getOrUndefined(config.secrets[name])])) as Secrets

@@ -1,0 +1,103 @@
+import { Layer, Redacted } from "effect"
+import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
+import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisions/AuthLayers.ts"
+import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http/decisions/Handlers.ts"
+import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
+import { HubApi } from "../../adapters/http/hub/Api.ts"
+import { HubUniformHandlers } from "../../adapters/http/hub/Handlers.ts"
+import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
+import { TasksApi } from "../../adapters/http/tasks/Api.ts"
+import { TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
+import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
+import type { Manifest } from "../../core/kernel/index.ts"
+
+export interface ServiceSettings {
+  readonly production: boolean
+  readonly build: string
+  readonly platformIssuer: string
+  readonly decisionsApiKey: Redacted.Redacted<string> | undefined
+  readonly decisionsEmbedKey: Redacted.Redacted<string> | undefined
+  readonly tasksApiKey: Redacted.Redacted<string> | undefined
+  readonly decisionsCallerRequestsPerMinute: number
+  readonly decisionsUserRequestsPerMinute: number
+}
+
+const version = (service: string, build: string) => ({ service, contractVersion: "v1", build })
+
+// Default request body limit. Decisions allow 32,768-character markdown bodies, which may be 4 bytes a char.
+const kib = 1024
+
+export const hubManifest: Manifest = {
+  service: "hub",
+  displayName: "Platform hub",
+  tagline: "Sign-in, service registry, events, notifications and identity for every service",
+  contractVersion: "v1",
+  requiredTier: "free"
+}
+
+export const decisionsManifest: Manifest = {
+  service: "decisions",
+  displayName: "Decisions",
+  tagline: "Human-in-the-loop decisions that agents and services post and people answer",
+  contractVersion: "v1",
+  requiredTier: "free",
+  workspaceRoute: "/decisions",
+  capabilities: { notifications: true, deepLinks: true, embed: null },
+  emittedEvents: ["decisions.notification.created"],
+  consumesFacts: []
+}
+
+export const tasksManifest: Manifest = {
+  service: "tasks",
+  displayName: "Task inbox",
+  tagline: "Tasks, triage and AI-suggested proposals over your record store",
+  contractVersion: "v1",
+  requiredTier: "free",
+  workspaceRoute: "/tasks",
+  capabilities: { notifications: true, deepLinks: true, embed: null },
+  emittedEvents: ["tasks.notification.created"],
+  consumesFacts: []
+}
+
+export const hubRoutes = (settings: ServiceSettings) =>
+  serviceRoutes({
+    api: HubApi,
+    handlers: HubUniformHandlers({ manifest: hubManifest, version: version("hub", settings.build) }),
+    errors: { dialect: "hub", maxBodyBytes: 64 * kib }
+  })
+
+/** Requires the decisions use cases (`Decisions`), an IdempotencyStore for the `decisions` schema, and Readiness. */
+export const decisionsRoutes = (settings: ServiceSettings) => {
+  const auth = {
+    production: settings.production,
+    apiKey: settings.decisionsApiKey,
+    embedKey: settings.decisionsEmbedKey,
+    issuer: settings.platformIssuer,
+    callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute,
+    userRequestsPerMinute: settings.decisionsUserRequestsPerMinute
+  }
+  return serviceRoutes({
+    api: DecisionsApi,
+    handlers: Layer.mergeAll(
+      DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }),
+      DecisionsHandlers
+    ),
+    errors: { dialect: "decisions", maxBodyBytes: 256 * kib }
+  }).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        DecisionsServiceKeyLayer({ key: settings.decisionsApiKey, production: settings.production }),
+        CallerAuthLayer(auth),
+        WorkspaceAuthLayer(auth),
+        IdempotencyLayers({ dialect: "decisions" })
+      )
+    )
+  )
+}
+
+export const tasksRoutes = (settings: ServiceSettings) =>
+  serviceRoutes({
+    api: TasksApi,
+    handlers: TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
+    errors: { dialect: "hub", maxBodyBytes: 64 * kib }
+  }).pipe(Layer.provide(TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production })))

@@ -1,0 +1,26 @@
+import { Effect } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { NotConfigured, Unauthorized } from "../kernel/Errors.ts"
+
+const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest()
+
+/** Constant-time equality of two strings of any lengths: both are hashed first, so length leaks nothing. */
+export const constantTimeEqual = (a: string, b: string): boolean => timingSafeEqual(sha256(a), sha256(b))
+
+/**
+ * AUTH-1, a static transport key (document 1: "Fail-closed: production answers 503 when the key is
+ * unset"). An unset key is `NotConfigured` in production and `Unauthorized` elsewhere: never open.
+ */
+export const checkStaticKey = (input: {
+  readonly expected: string | undefined
+  readonly presented: string | undefined | null
+  readonly production: boolean
+}): Effect.Effect<void, Unauthorized | NotConfigured> => {
+  if (input.expected === undefined || input.expected.length === 0) {
+    return Effect.fail(input.production ? new NotConfigured({}) : new Unauthorized({}))
+  }
+  const presented = input.presented ?? ""
+  return presented.length > 0 && constantTimeEqual(presented, input.expected)
+    ? Effect.void
+    : Effect.fail(new Unauthorized({}))
+}

@@ -1,0 +1,207 @@
+import { Result } from "effect"
+import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { expiryActor, isOpen, type AssignmentChange, type Decision, type DecisionStatus } from "./Decision.ts"
+
+/**
+ * The decision state machine (document 2, "States and transitions"), pure and total:
+ * `step(decision, command, now)` answers the next decision and what the change implies, or a refusal.
+ *
+ * Expiry is applied before any command (`settle`): a decision past `expiresAt` is never open, whoever
+ * looks at it and whenever the scheduler last ran. Its resolution is dated `expiresAt`, not the moment it
+ * was noticed, so every reader computes the same answer.
+ */
+export type Command =
+  | {
+      readonly _tag: "Choose"
+      readonly actor: string
+      readonly optionId: string
+      readonly rationale?: string | undefined
+    }
+  | { readonly _tag: "Decline"; readonly actor: string; readonly rationale?: string | undefined }
+  | { readonly _tag: "AskInfo"; readonly actor: string; readonly infoRequestId: string; readonly question: string }
+  | { readonly _tag: "AnswerInfo"; readonly infoRequestId: string; readonly answer: string }
+  | {
+      readonly _tag: "Route"
+      readonly actor: string
+      readonly toRole?: string | undefined
+      readonly toEmail?: string | undefined
+      readonly note?: string | undefined
+    }
+  | { readonly _tag: "Cancel" }
+  | { readonly _tag: "Expire" }
+
+/** What a transition implies beyond the new state: webhooks (issue 4) and record actions. */
+export type Consequence =
+  | { readonly _tag: "StatusChanged"; readonly from: DecisionStatus; readonly to: DecisionStatus }
+  | { readonly _tag: "OptionApplied"; readonly optionId: string }
+
+export type Refusal =
+  | { readonly _tag: "InvalidTransition"; readonly status: DecisionStatus; readonly command: Command["_tag"] }
+  | { readonly _tag: "UnknownOption"; readonly optionId: string }
+  | { readonly _tag: "NoOpenInfoRequest"; readonly infoRequestId: string }
+  | { readonly _tag: "EmptyRoute" }
+
+export interface Transition {
+  readonly decision: Decision
+  readonly consequences: ReadonlyArray<Consequence>
+}
+
+const isDue = (decision: Decision, nowMs: number) =>
+  isOpen(decision.status) && decision.expiresAt !== undefined && epochMs(decision.expiresAt) <= nowMs
+
+const expire = (decision: Decision): Transition => {
+  const at = decision.expiresAt!
+  const withDefault = decision.defaultOptionId !== undefined
+  return {
+    decision: {
+      ...decision,
+      status: "expired",
+      resolution: withDefault
+        ? { kind: "expired_default", optionId: decision.defaultOptionId!, decidedBy: expiryActor, decidedAt: at }
+        : { kind: "expired", decidedBy: expiryActor, decidedAt: at },
+      updatedAt: at,
+      version: decision.version + 1
+    },
+    consequences: [
+      { _tag: "StatusChanged", from: decision.status, to: "expired" },
+      ...(withDefault ? [{ _tag: "OptionApplied", optionId: decision.defaultOptionId! } as const] : [])
+    ]
+  }
+}
+
+/** The decision as it stands at `now`: expired if its time has come, otherwise unchanged. */
+export const settle = (decision: Decision, nowMs: number): Transition =>
+  isDue(decision, nowMs) ? expire(decision) : { decision, consequences: [] }
+
+const refuse = (decision: Decision, command: Command): Result.Result<Transition, Refusal> =>
+  Result.fail({ _tag: "InvalidTransition", status: decision.status, command: command._tag })
+
+const changed = (
+  decision: Decision,
+  next: Partial<Decision>,
+  nowMs: number,
+  consequences: ReadonlyArray<Consequence>
+): Transition => ({
+  decision: {
+    ...decision,
+    ...next,
+    updatedAt: isoAt(Math.max(nowMs, epochMs(decision.updatedAt))),
+    version: decision.version + 1
+  },
+  consequences
+})
+
+const statusChange = (from: DecisionStatus, to: DecisionStatus): ReadonlyArray<Consequence> =>
+  from === to ? [] : [{ _tag: "StatusChanged", from, to }]
+
+export const step = (current: Decision, command: Command, nowMs: number): Result.Result<Transition, Refusal> => {
+  const settled = settle(current, nowMs)
+  if (command._tag === "Expire") {
+    return settled.decision === current ? refuse(current, command) : Result.succeed(settled)
+  }
+  const decision = settled.decision
+  if (!isOpen(decision.status)) return refuse(decision, command)
+  // Document 2 dates everything a decider does; `updatedAt` never moves backwards.
+  const at = isoAt(Math.max(nowMs, epochMs(decision.updatedAt)))
+
+  switch (command._tag) {
+    case "Choose": {
+      if (!decision.options.some((o) => o.id === command.optionId)) {
+        return Result.fail({ _tag: "UnknownOption", optionId: command.optionId })
+      }
+      return Result.succeed(
+        changed(
+          decision,
+          {
+            status: "resolved",
+            resolution: {
+              kind: "chosen",
+              optionId: command.optionId,
+              ...(command.rationale === undefined ? {} : { rationale: command.rationale }),
+              decidedBy: command.actor,
+              decidedAt: at
+            }
+          },
+          nowMs,
+          [...statusChange(decision.status, "resolved"), { _tag: "OptionApplied", optionId: command.optionId }]
+        )
+      )
+    }
+    case "Decline":
+      return Result.succeed(
+        changed(
+          decision,
+          {
+            status: "resolved",
+            resolution: {
+              kind: "declined",
+              ...(command.rationale === undefined ? {} : { rationale: command.rationale }),
+              decidedBy: command.actor,
+              decidedAt: at
+            }
+          },
+          nowMs,
+          statusChange(decision.status, "resolved")
+        )
+      )
+    case "AskInfo":
+      // One open question at a time: a decider asks from `pending`, the caller's answer returns it there.
+      if (decision.status !== "pending") return refuse(decision, command)
+      return Result.succeed(
+        changed(
+          decision,
+          {
+            status: "needs_info",
+            infoRequests: [
+              ...decision.infoRequests,
+              { id: command.infoRequestId, question: command.question, askedBy: command.actor, askedAt: at }
+            ]
+          },
+          nowMs,
+          statusChange(decision.status, "needs_info")
+        )
+      )
+    case "AnswerInfo": {
+      if (decision.status !== "needs_info") return refuse(decision, command)
+      const latest = decision.infoRequests[decision.infoRequests.length - 1]
+      if (latest === undefined || latest.id !== command.infoRequestId || latest.answer !== undefined) {
+        return Result.fail({ _tag: "NoOpenInfoRequest", infoRequestId: command.infoRequestId })
+      }
+      return Result.succeed(
+        changed(
+          decision,
+          {
+            status: "pending",
+            infoRequests: [...decision.infoRequests.slice(0, -1), { ...latest, answer: command.answer, answeredAt: at }]
+          },
+          nowMs,
+          statusChange(decision.status, "pending")
+        )
+      )
+    }
+    case "Route": {
+      if (command.toRole === undefined && command.toEmail === undefined) return Result.fail({ _tag: "EmptyRoute" })
+      const change: AssignmentChange = {
+        actor: command.actor,
+        at,
+        fromRole: decision.roleSlug,
+        ...(command.toRole === undefined ? {} : { toRole: command.toRole }),
+        ...(command.toEmail === undefined ? {} : { toEmail: command.toEmail }),
+        ...(command.note === undefined ? {} : { note: command.note })
+      }
+      // Routing to a role hands the decision to that role alone; routing to a member assigns them.
+      const { directAssigneeEmail: _previous, ...rest } = decision
+      const routed: Decision = {
+        ...rest,
+        roleSlug: command.toRole ?? decision.roleSlug,
+        ...(command.toEmail === undefined ? {} : { directAssigneeEmail: command.toEmail }),
+        assignmentHistory: [...decision.assignmentHistory, change]
+      }
+      return Result.succeed(changed(routed, {}, nowMs, []))
+    }
+    case "Cancel":
+      return Result.succeed(
+        changed(decision, { status: "cancelled" }, nowMs, statusChange(decision.status, "cancelled"))
+      )
+  }
+}

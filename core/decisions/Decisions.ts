@@ -1,0 +1,529 @@
+import { Clock, Context, Effect, Layer, Result } from "effect"
+import { issueSecret, hashSecret } from "../auth/IssuedSecret.ts"
+import { normalizeEmail } from "../kernel/Email.ts"
+import { Forbidden, NotFound, PayloadTooLarge, ValidationError } from "../kernel/Errors.ts"
+import { IdGenerator } from "../kernel/Ids.ts"
+import { Decisions as L } from "../kernel/Limits.ts"
+import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "./CallerKeyStore.ts"
+import { isOpen, type Decision, type DecisionCreate, type DecisionStatus } from "./Decision.ts"
+import { settle, step, type Command, type Refusal } from "./DecisionMachine.ts"
+import { DecisionSignals } from "./DecisionSignals.ts"
+import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
+import { InvalidTransition, UnknownRole } from "./Errors.ts"
+import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
+import { RoleStore } from "./RoleStore.ts"
+import { computeRouting, mayAct, type RoleState, type Routing } from "./Routing.ts"
+
+/** Who calls: a caller key (an agent or service) or a workspace user, always inside one organization. */
+export interface CallerIdentity {
+  readonly organizationId: string
+  readonly callerName: string
+  readonly keyId: string
+}
+
+export interface WorkspaceUser {
+  readonly organizationId: string
+  readonly email: string
+  readonly isAdmin: boolean
+}
+
+export interface DecisionView {
+  readonly decision: Decision
+  readonly routing: Routing
+}
+
+export interface DecisionPage {
+  readonly decisions: ReadonlyArray<Decision>
+  readonly nextCursor: string | undefined
+}
+
+export interface ListInput {
+  readonly statuses?: ReadonlyArray<DecisionStatus> | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+// How often a move is retried when another move changed the decision between our read and our write.
+const maxAttempts = 8
+
+const nowMs = Clock.currentTimeMillis
+
+const refusalToError = (refusal: Refusal): InvalidTransition | ValidationError => {
+  switch (refusal._tag) {
+    case "InvalidTransition":
+      return new InvalidTransition({ status: refusal.status })
+    case "UnknownOption":
+      return new ValidationError({
+        message: "The option is not one of this decision's options.",
+        details: [{ field: "optionId", message: "is not an option of this decision" }]
+      })
+    case "NoOpenInfoRequest":
+      return new ValidationError({
+        message: "The info request is not the decision's open question.",
+        details: [{ field: "infoRequestId", message: "must name the latest unanswered info request" }]
+      })
+    case "EmptyRoute":
+      return new ValidationError({
+        message: "Name a role or a member to route to.",
+        details: [{ field: "toRole", message: "either toRole or toEmail is required" }]
+      })
+  }
+}
+
+const validationError = (field: string, message: string) =>
+  new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
+
+/**
+ * The decisions service's use cases. Every read applies expiry (`settle`) and computes routing live;
+ * every move goes through the pure machine and an optimistic write, then wakes long-polling readers.
+ */
+export class Decisions extends Context.Service<Decisions, Effect.Success<typeof make>>()("core/decisions/Decisions") {
+  static readonly layer = Layer.effect(
+    Decisions,
+    Effect.suspend(() => make)
+  )
+}
+
+const make = Effect.gen(function* () {
+  const decisions = yield* DecisionStore
+  const roles = yield* RoleStore
+  const keys = yield* CallerKeyStore
+  const signals = yield* DecisionSignals
+  const ids = yield* IdGenerator
+
+  const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const role = yield* roles.get(organizationId, slug)
+    const holders = role === undefined ? [] : (yield* roles.assignments(organizationId, slug)).map((a) => a.memberEmail)
+    return { role, holders } satisfies RoleState
+  })
+
+  const view = Effect.fnUntraced(function* (decision: Decision) {
+    return { decision, routing: computeRouting(decision, yield* roleState(decision.organizationId, decision.roleSlug)) }
+  })
+
+  const activeRoleSlugs = (organizationId: string) =>
+    Effect.map(roles.list(organizationId), (all) => all.filter((r) => r.archivedAt === undefined).map((r) => r.slug))
+
+  const requireRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const role = yield* roles.get(organizationId, slug)
+    if (role === undefined || role.archivedAt !== undefined) {
+      return yield* new UnknownRole({ validRoles: yield* activeRoleSlugs(organizationId) })
+    }
+    return role
+  })
+
+  /** A decision as its reader sees it now, or NotFound for a missing one and another org's alike. */
+  const current = Effect.fnUntraced(function* (organizationId: string, id: string) {
+    const stored = yield* decisions.get(organizationId, id)
+    if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
+    return settle(stored, yield* nowMs).decision
+  })
+
+  /** Applies one move with optimistic concurrency, retrying when another move got there first. */
+  const move = Effect.fnUntraced(function* (
+    organizationId: string,
+    id: string,
+    command: (decision: Decision) => Effect.Effect<Command, Forbidden | ValidationError | UnknownRole>
+  ) {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const stored = yield* decisions.get(organizationId, id)
+      if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
+      const now = yield* nowMs
+      const cmd = yield* command(settle(stored, now).decision)
+      const result = step(stored, cmd, now)
+      if (Result.isFailure(result)) return yield* refusalToError(result.failure)
+      if (yield* decisions.save(result.success.decision, stored.version)) {
+        yield* signals.signal(id)
+        return result.success.decision
+      }
+    }
+    return yield* Effect.die(new Error("decision kept changing under concurrent moves"))
+  })
+
+  const create = Effect.fn("Decisions.create")(function* (caller: CallerIdentity, input: DecisionCreate) {
+    // Document 2: "body too large (markdown over 32 KiB)" is its own answer, not a validation error.
+    if (input.body !== undefined && input.body.length > L.bodyMax) {
+      return yield* new PayloadTooLarge({ limitBytes: L.bodyMax })
+    }
+    const now = yield* nowMs
+    const defaults = input.options.filter((o) => o.default === true)
+    if (defaults.length > 1) return yield* validationError("options", "at most one option may be the default")
+    if (defaults.length === 1 && input.expiresAt === undefined) {
+      return yield* validationError("expiresAt", "is required when an option is the default")
+    }
+    if (input.expiresAt !== undefined && epochMs(input.expiresAt) <= now) {
+      return yield* validationError("expiresAt", "must be in the future")
+    }
+    const givenIds = input.options.flatMap((o) => (o.id === undefined ? [] : [o.id]))
+    if (new Set(givenIds).size !== givenIds.length)
+      return yield* validationError("options", "option ids must be unique")
+    yield* requireRole(caller.organizationId, input.roleSlug)
+
+    const options = yield* Effect.forEach(input.options, (o) =>
+      Effect.map(
+        o.id === undefined ? Effect.map(ids.next, (u) => `opt_${u.toLowerCase()}`) : Effect.succeed(o.id),
+        (id) => ({
+          ...o,
+          id
+        })
+      )
+    )
+    const at = isoAt(now)
+    const defaultOption = options.find((o) => o.default === true)
+    const decision: Decision = {
+      id: yield* ids.next,
+      organizationId: caller.organizationId,
+      callerName: caller.callerName,
+      roleSlug: input.roleSlug,
+      status: "pending",
+      title: input.title,
+      ...(input.body === undefined ? {} : { body: input.body }),
+      facts: input.facts ?? [],
+      links: input.links ?? [],
+      options,
+      urgency: input.urgency ?? "normal",
+      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+      ...(defaultOption === undefined ? {} : { defaultOptionId: defaultOption.id }),
+      ...(input.directAssigneeEmail === undefined ? {} : { directAssigneeEmail: input.directAssigneeEmail }),
+      infoRequests: [],
+      assignmentHistory: [],
+      createdAt: at,
+      updatedAt: at,
+      version: 0
+    }
+    yield* decisions.insert(decision)
+    return yield* view(decision)
+  })
+
+  const get = Effect.fn("Decisions.get")(function* (organizationId: string, id: string) {
+    return yield* view(yield* current(organizationId, id))
+  })
+
+  /**
+   * Long-poll: answers as soon as the status differs from what it was when the wait began, or when the
+   * wait ends, whichever is first. Expiry needs no signal: the wait also ends at `expiresAt`.
+   * Waiting never changes the decision.
+   */
+  const waitForChange = Effect.fn("Decisions.waitForChange")(function* (
+    organizationId: string,
+    id: string,
+    seconds: number
+  ) {
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const deadline = (yield* nowMs) + Math.min(seconds, L.waitMaxSeconds) * 1000
+        const first = yield* current(organizationId, id)
+        let latest = first
+        while (latest.status === first.status) {
+          const next = yield* signals.subscribe(id)
+          latest = yield* current(organizationId, id)
+          if (latest.status !== first.status) break
+          const now = yield* nowMs
+          const until = Math.min(
+            deadline,
+            latest.expiresAt !== undefined && isOpen(latest.status) ? epochMs(latest.expiresAt) : deadline
+          )
+          if (until <= now) break
+          const woke = yield* next.pipe(
+            Effect.as(true),
+            Effect.timeoutOrElse({ duration: until - now, orElse: () => Effect.succeed(false) })
+          )
+          latest = yield* current(organizationId, id)
+          if (!woke && (yield* nowMs) >= deadline) break
+        }
+        return yield* view(latest)
+      })
+    )
+  })
+
+  const list = Effect.fn("Decisions.list")(function* (organizationId: string, scope: DecisionScope, input: ListInput) {
+    const now = yield* nowMs
+    const rows = yield* decisions.list({
+      organizationId,
+      scope,
+      statuses: input.statuses,
+      nowIso: isoAt(now),
+      afterId: input.cursor,
+      limit: input.limit + 1
+    })
+    const settled = rows.map((d) => settle(d, now).decision)
+    const page = settled.slice(0, input.limit)
+    return {
+      decisions: page,
+      nextCursor: settled.length > input.limit ? page[page.length - 1]!.id : undefined
+    } satisfies DecisionPage
+  })
+
+  const withRouting = (decisionsOnPage: ReadonlyArray<Decision>) => Effect.forEach(decisionsOnPage, view)
+
+  const inboxScope = Effect.fnUntraced(function* (user: WorkspaceUser) {
+    return {
+      _tag: "Inbox",
+      email: user.email,
+      roleSlugs: yield* roles.heldBy(user.organizationId, user.email)
+    } satisfies DecisionScope
+  })
+
+  const unroutedScope = Effect.fnUntraced(function* (organizationId: string) {
+    const all = yield* roles.list(organizationId)
+    const routable: Array<string> = []
+    for (const role of all) {
+      if (role.archivedAt === undefined && role.memberCount > 0) routable.push(role.slug)
+    }
+    return { _tag: "Unrouted", routableRoleSlugs: routable } satisfies DecisionScope
+  })
+
+  const requireActor = Effect.fnUntraced(function* (user: WorkspaceUser, decision: Decision) {
+    if (mayAct(decision, yield* roleState(user.organizationId, decision.roleSlug), user.email)) return
+    return yield* new Forbidden({ message: "Only holders of the decision's role or its assignee may act on it." })
+  })
+
+  const choose = Effect.fn("Decisions.choose")(function* (
+    user: WorkspaceUser,
+    id: string,
+    input: { readonly optionId: string; readonly rationale?: string | undefined }
+  ) {
+    return yield* view(
+      yield* move(user.organizationId, id, (d) =>
+        Effect.as(requireActor(user, d), {
+          _tag: "Choose",
+          actor: user.email,
+          optionId: input.optionId,
+          rationale: input.rationale
+        } as const)
+      )
+    )
+  })
+
+  const decline = Effect.fn("Decisions.decline")(function* (
+    user: WorkspaceUser,
+    id: string,
+    input: { readonly rationale?: string | undefined }
+  ) {
+    return yield* view(
+      yield* move(user.organizationId, id, (d) =>
+        Effect.as(requireActor(user, d), { _tag: "Decline", actor: user.email, rationale: input.rationale } as const)
+      )
+    )
+  })
+
+  const askInfo = Effect.fn("Decisions.askInfo")(function* (user: WorkspaceUser, id: string, question: string) {
+    const infoRequestId = yield* ids.next
+    return yield* view(
+      yield* move(user.organizationId, id, (d) =>
+        Effect.as(requireActor(user, d), { _tag: "AskInfo", actor: user.email, infoRequestId, question } as const)
+      )
+    )
+  })
+
+  const answerInfo = Effect.fn("Decisions.answerInfo")(function* (
+    caller: CallerIdentity,
+    id: string,
+    input: { readonly infoRequestId: string; readonly answer: string }
+  ) {
+    return yield* view(
+      yield* move(caller.organizationId, id, () =>
+        Effect.succeed({ _tag: "AnswerInfo", infoRequestId: input.infoRequestId, answer: input.answer } as const)
+      )
+    )
+  })
+
+  const cancel = Effect.fn("Decisions.cancel")(function* (caller: CallerIdentity, id: string) {
+    return yield* view(yield* move(caller.organizationId, id, () => Effect.succeed({ _tag: "Cancel" } as const)))
+  })
+
+  /** Admins may route any decision (that is how unrouted ones get fixed); deciders may hand theirs on. */
+  const route = Effect.fn("Decisions.route")(function* (
+    user: WorkspaceUser,
+    id: string,
+    input: {
+      readonly toRole?: string | undefined
+      readonly toEmail?: string | undefined
+      readonly note?: string | undefined
+    }
+  ) {
+    if (input.toRole !== undefined) yield* requireRole(user.organizationId, input.toRole)
+    const toEmail = input.toEmail === undefined ? undefined : normalizeEmail(input.toEmail)
+    return yield* view(
+      yield* move(user.organizationId, id, (d) =>
+        Effect.as(user.isAdmin ? Effect.void : requireActor(user, d), {
+          _tag: "Route",
+          actor: user.email,
+          toRole: input.toRole,
+          toEmail,
+          note: input.note
+        } as const)
+      )
+    )
+  })
+
+  /** The scheduler's sweep: persists expiry of due decisions and wakes their readers. */
+  const expireDue = Effect.fn("Decisions.expireDue")(function* (batch: number = 100) {
+    const now = yield* nowMs
+    const due = yield* decisions.due(isoAt(now), batch)
+    let expired = 0
+    for (const decision of due) {
+      const result = step(decision, { _tag: "Expire" }, now)
+      if (Result.isSuccess(result) && (yield* decisions.save(result.success.decision, decision.version))) {
+        expired++
+        yield* signals.signal(decision.id)
+      }
+    }
+    return expired
+  })
+
+  // ---- roles (admins) ----
+
+  const requireAdmin = (user: WorkspaceUser) =>
+    user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+
+  const missingRole = () => new NotFound({ message: "No such role." })
+
+  const listRoles = Effect.fn("Decisions.listRoles")(function* (user: WorkspaceUser) {
+    return yield* roles.list(user.organizationId)
+  })
+
+  const createRole = Effect.fn("Decisions.createRole")(function* (user: WorkspaceUser, input: RoleCreate) {
+    yield* requireAdmin(user)
+    const created = yield* roles.create({
+      id: yield* ids.next,
+      organizationId: user.organizationId,
+      slug: input.slug,
+      name: input.name,
+      description: input.description,
+      createdAt: isoAt(yield* nowMs)
+    })
+    if (!created) return yield* validationError("slug", "a role with this slug already exists")
+    return (yield* roles.get(user.organizationId, input.slug))!
+  })
+
+  const updateRole = Effect.fn("Decisions.updateRole")(function* (
+    user: WorkspaceUser,
+    slug: string,
+    patch: RoleUpdate
+  ) {
+    yield* requireAdmin(user)
+    const role = yield* roles.update(user.organizationId, slug, patch)
+    if (role === undefined) return yield* missingRole()
+    return role
+  })
+
+  const archiveRole = Effect.fn("Decisions.archiveRole")(function* (user: WorkspaceUser, slug: string) {
+    yield* requireAdmin(user)
+    const role = yield* roles.archive(user.organizationId, slug, isoAt(yield* nowMs))
+    if (role === undefined) return yield* missingRole()
+    return role
+  })
+
+  const existingRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const role = yield* roles.get(organizationId, slug)
+    if (role === undefined) return yield* missingRole()
+    return role
+  })
+
+  const listAssignments = Effect.fn("Decisions.listAssignments")(function* (user: WorkspaceUser, slug: string) {
+    yield* existingRole(user.organizationId, slug)
+    return yield* roles.assignments(user.organizationId, slug)
+  })
+
+  const assign = Effect.fn("Decisions.assign")(function* (user: WorkspaceUser, slug: string, memberEmail: string) {
+    yield* requireAdmin(user)
+    yield* existingRole(user.organizationId, slug)
+    const assignment: Assignment = {
+      memberEmail: normalizeEmail(memberEmail),
+      addedBy: user.email,
+      addedAt: isoAt(yield* nowMs)
+    }
+    yield* roles.assign(user.organizationId, slug, assignment)
+    return yield* roles.assignments(user.organizationId, slug)
+  })
+
+  const unassign = Effect.fn("Decisions.unassign")(function* (user: WorkspaceUser, slug: string, email: string) {
+    yield* requireAdmin(user)
+    yield* existingRole(user.organizationId, slug)
+    if (!(yield* roles.unassign(user.organizationId, slug, normalizeEmail(email)))) {
+      return yield* new NotFound({ message: "That member does not hold this role." })
+    }
+  })
+
+  // ---- caller keys (admins) ----
+
+  const listKeys = Effect.fn("Decisions.listKeys")(function* (user: WorkspaceUser) {
+    yield* requireAdmin(user)
+    return yield* keys.list(user.organizationId)
+  })
+
+  const createKey = Effect.fn("Decisions.createKey")(function* (user: WorkspaceUser, name: string) {
+    yield* requireAdmin(user)
+    const secret = issueSecret("dcd_")
+    const stored: StoredCallerKey = {
+      id: yield* ids.next,
+      organizationId: user.organizationId,
+      name,
+      keyPrefix: secret.displayPrefix,
+      hash: secret.hash,
+      createdBy: user.email,
+      createdAt: isoAt(yield* nowMs)
+    }
+    yield* keys.create(stored)
+    const { organizationId: _org, hash: _hash, ...key } = stored
+    return { key: key satisfies ApiKey, plaintext: secret.plaintext }
+  })
+
+  const rotateKey = Effect.fn("Decisions.rotateKey")(function* (user: WorkspaceUser, id: string) {
+    yield* requireAdmin(user)
+    const secret = issueSecret("dcd_")
+    const key = yield* keys.rotate(user.organizationId, id, { hash: secret.hash, keyPrefix: secret.displayPrefix })
+    if (key === undefined) return yield* new NotFound({ message: "No such key." })
+    return { key, plaintext: secret.plaintext }
+  })
+
+  const revokeKey = Effect.fn("Decisions.revokeKey")(function* (user: WorkspaceUser, id: string) {
+    yield* requireAdmin(user)
+    const key = yield* keys.revoke(user.organizationId, id, isoAt(yield* nowMs))
+    if (key === undefined) return yield* new NotFound({ message: "No such key." })
+    return key
+  })
+
+  /** The caller plane's credential check: the key's hash must match an active key. */
+  const authenticateCaller = Effect.fn("Decisions.authenticateCaller")(function* (presented: string) {
+    if (!presented.startsWith("dcd_")) return undefined
+    const key = yield* keys.findActive(hashSecret(presented))
+    if (key === undefined) return undefined
+    yield* keys.touch(key.id, isoAt(yield* nowMs))
+    return { organizationId: key.organizationId, callerName: key.name, keyId: key.id } satisfies CallerIdentity
+  })
+
+  return {
+    create,
+    get,
+    waitForChange,
+    list,
+    withRouting,
+    inboxScope,
+    unroutedScope,
+    choose,
+    decline,
+    askInfo,
+    answerInfo,
+    cancel,
+    route,
+    expireDue,
+    listRoles,
+    createRole,
+    updateRole,
+    archiveRole,
+    listAssignments,
+    assign,
+    unassign,
+    listKeys,
+    createKey,
+    rotateKey,
+    revokeKey,
+    authenticateCaller
+  }
+})
+
+export type DecisionsService = Decisions["Service"]
+export type { Role }

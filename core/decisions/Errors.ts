@@ -1,0 +1,11 @@
+import { Schema } from "effect"
+import { DecisionStatus } from "./Decision.ts"
+
+/** Document 2, "Errors": the service's own codes. */
+export class UnknownRole extends Schema.TaggedError<UnknownRole>()("UnknownRole", {
+  validRoles: Schema.Array(Schema.String)
+}) {}
+
+export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
+  status: DecisionStatus
+}) {}

@@ -1,0 +1,35 @@
+import { Context, Effect } from "effect"
+import type { Assignment, Role } from "./Role.ts"
+
+export interface NewRole {
+  readonly id: string
+  readonly organizationId: string
+  readonly slug: string
+  readonly name: string
+  readonly description?: string | undefined
+  readonly createdAt: string
+}
+
+/**
+ * Decision roles and who holds them, per organization. Slugs are unique per organization; emails are
+ * stored normalised. `create` answers false when the slug is taken; `assign` is idempotent.
+ */
+export class RoleStore extends Context.Service<
+  RoleStore,
+  {
+    readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Role>>
+    readonly get: (organizationId: string, slug: string) => Effect.Effect<Role | undefined>
+    readonly create: (role: NewRole) => Effect.Effect<boolean>
+    readonly update: (
+      organizationId: string,
+      slug: string,
+      patch: { readonly name?: string | undefined; readonly description?: string | null | undefined }
+    ) => Effect.Effect<Role | undefined>
+    readonly archive: (organizationId: string, slug: string, at: string) => Effect.Effect<Role | undefined>
+    readonly assignments: (organizationId: string, slug: string) => Effect.Effect<ReadonlyArray<Assignment>>
+    readonly assign: (organizationId: string, slug: string, assignment: Assignment) => Effect.Effect<void>
+    readonly unassign: (organizationId: string, slug: string, email: string) => Effect.Effect<boolean>
+    /** Slugs of the active (not archived) roles this email holds. */
+    readonly heldBy: (organizationId: string, email: string) => Effect.Effect<ReadonlyArray<string>>
+  }
+>()("core/decisions/RoleStore") {}

@@ -1,0 +1,414 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
+import { Readiness } from "../../core/kernel/index.ts"
+import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { mintToken } from "../support/Tokens.ts"
+
+const apiKey = "decisions-service-key-for-tests"
+const embedKey = "decisions-embed-key-for-tests-0123456789"
+const issuer = "platform-hub"
+
+const settings = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => ({
+  production: false,
+  build: "test",
+  platformIssuer: issuer,
+  decisionsApiKey: Redacted.make(apiKey),
+  decisionsEmbedKey: Redacted.make(embedKey),
+  tasksApiKey: undefined,
+  decisionsCallerRequestsPerMinute: 1000,
+  decisionsUserRequestsPerMinute: 1000,
+  ...overrides
+})
+
+const serve = (overrides: Partial<ServiceSettings> = {}) =>
+  serveForTest(
+    decisionsRoutes(settings(overrides)).pipe(
+      Layer.provide(
+        Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, Layer.succeed(Readiness)({ check: Effect.void }))
+      )
+    )
+  )
+
+const token = (email: string, companyId: string, orgRole = "MEMBER", extra: { audience?: string; key?: string } = {}) =>
+  Effect.promise(() =>
+    mintToken({
+      key: extra.key ?? embedKey,
+      issuer,
+      audience: extra.audience ?? "decisions",
+      email,
+      companyId,
+      orgRole
+    })
+  )
+
+const json = (body: unknown): string => JSON.stringify(body)
+
+/** A tiny client for one running service. */
+const client = (baseUrl: string) => {
+  const workspace = (
+    method: string,
+    path: string,
+    workspaceToken: string,
+    body?: unknown,
+    headers: Record<string, string> = {}
+  ) =>
+    request(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        "x-decisions-api-key": apiKey,
+        "x-workspace-token": workspaceToken,
+        ...headers
+      },
+      ...(body === undefined ? {} : { body: json(body) })
+    })
+  const caller = (method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) =>
+    request(`${baseUrl}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+      ...(body === undefined ? {} : { body: json(body) })
+    })
+  return { workspace, caller }
+}
+
+/** An organization with a `finance` role held by ada, and a caller key. */
+const setUpOrganization = (baseUrl: string, org: string) =>
+  Effect.gen(function* () {
+    const { workspace } = client(baseUrl)
+    const admin = yield* token(`admin@${org}.test`, org, "ADMIN")
+    const role = yield* workspace("POST", "/api/v1/workspace/roles", admin, { slug: "finance", name: "Finance" })
+    assert.strictEqual(role.status, 201, role.text)
+    const assigned = yield* workspace("POST", "/api/v1/workspace/roles/finance/assignments", admin, {
+      memberEmail: `Ada@${org}.test`
+    })
+    assert.strictEqual(assigned.status, 201, assigned.text)
+    const key = yield* workspace("POST", "/api/v1/workspace/keys", admin, { name: "billing-agent" })
+    assert.strictEqual(key.status, 201, key.text)
+    assert.match(key.json.data.plaintext, /^dcd_/)
+    return { admin, key: key.json.data.plaintext as string, keyId: key.json.data.key.id as string }
+  })
+
+const decisionBody = {
+  title: "Refund order 1042?",
+  roleSlug: "finance",
+  body: "The customer reports a **damaged** item.",
+  facts: [{ label: "Amount", value: "€120" }],
+  links: [{ label: "Order", url: "https://shop.example/orders/1042" }],
+  options: [{ label: "Refund" }, { label: "Replace", description: "Ship a new one" }],
+  urgency: "urgent"
+}
+
+const create = (
+  baseUrl: string,
+  key: string,
+  body: unknown = decisionBody,
+  idempotencyKey: string = crypto.randomUUID()
+) => client(baseUrl).caller("POST", "/api/v1/decisions", key, body, { "idempotency-key": idempotencyKey })
+
+const code = (answer: Answer) => answer.json?.error?.code
+
+describe("decisions over HTTP (both planes, real socket)", () => {
+  it.live("walks a decision from a caller to a role holder and back to a long-polling caller", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+
+      const created = yield* create(baseUrl, org.key)
+      assert.strictEqual(created.status, 201, created.text)
+      const decision = created.json.data.decision
+      assert.strictEqual(decision.status, "pending")
+      assert.strictEqual(decision.callerName, "billing-agent")
+      assert.deepStrictEqual(decision.routing, { assigneeCount: 1, unrouted: false })
+      assert.isUndefined(decision.version)
+
+      const waiting = yield* Effect.forkChild(caller("GET", `/api/v1/decisions/${decision.id}?wait=30`, org.key))
+      yield* Effect.sleep("100 millis")
+
+      const ada = yield* token("ada@acme.test", "acme")
+      const inbox = yield* workspace("GET", "/api/v1/workspace/decisions?scope=inbox", ada)
+      assert.strictEqual(inbox.status, 200, inbox.text)
+      assert.deepStrictEqual(
+        inbox.json.data.decisions.map((d: { id: string }) => d.id),
+        [decision.id]
+      )
+      assert.isUndefined(inbox.json.data.decisions[0].routing)
+
+      const startedAt = Date.now()
+      const chosen = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/choose`, ada, {
+        optionId: decision.options[1].id,
+        rationale: "Replacement is cheaper"
+      })
+      assert.strictEqual(chosen.status, 200, chosen.text)
+      assert.strictEqual(chosen.json.data.decision.resolution.kind, "chosen")
+      assert.strictEqual(chosen.json.data.decision.resolution.decidedBy, "ada@acme.test")
+
+      const woke = yield* Fiber.join(waiting)
+      assert.strictEqual(woke.status, 200)
+      assert.strictEqual(woke.json.data.decision.status, "resolved")
+      assert.isBelow(Date.now() - startedAt, 1000, "the waiting caller is woken by the change, not by its timeout")
+
+      const again = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/decline`, ada, {})
+      assert.strictEqual(again.status, 409)
+      assert.strictEqual(code(again), "invalid_transition")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("honours Idempotency-Key on create: required, replayed byte for byte, conflict on a different body", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const missing = yield* client(baseUrl).caller("POST", "/api/v1/decisions", org.key, decisionBody)
+      assert.strictEqual(missing.status, 400)
+      assert.strictEqual(code(missing), "validation_error")
+
+      const first = yield* create(baseUrl, org.key, decisionBody, "key-1")
+      const replay = yield* create(baseUrl, org.key, decisionBody, "key-1")
+      assert.strictEqual(replay.status, 201)
+      assert.strictEqual(replay.text, first.text)
+      const other = yield* create(baseUrl, org.key, { ...decisionBody, title: "Another" }, "key-1")
+      assert.strictEqual(other.status, 409)
+      assert.strictEqual(code(other), "idempotency_conflict")
+      const list = yield* client(baseUrl).caller("GET", "/api/v1/decisions", org.key)
+      assert.strictEqual(list.json.data.decisions.length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers bad input with the documented codes", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const unknownRole = yield* create(baseUrl, org.key, { ...decisionBody, roleSlug: "legal" })
+      assert.strictEqual(unknownRole.status, 400)
+      assert.strictEqual(code(unknownRole), "unknown_role")
+      assert.deepStrictEqual(unknownRole.json.error.details.validRoles, ["finance"])
+
+      const invalid = yield* create(baseUrl, org.key, { ...decisionBody, title: "", options: [{ label: "Only" }] })
+      assert.strictEqual(invalid.status, 400)
+      assert.strictEqual(code(invalid), "validation_error")
+      const fields = invalid.json.error.details.map((d: { field: string }) => d.field).sort()
+      assert.deepStrictEqual(fields, ["options", "title"])
+
+      const tooLong = yield* create(baseUrl, org.key, { ...decisionBody, body: "x".repeat(32769) })
+      assert.strictEqual(tooLong.status, 413)
+
+      const defaultWithoutExpiry = yield* create(baseUrl, org.key, {
+        ...decisionBody,
+        options: [{ label: "A", default: true }, { label: "B" }]
+      })
+      assert.strictEqual(code(defaultWithoutExpiry), "validation_error")
+
+      const httpLink = yield* create(baseUrl, org.key, {
+        ...decisionBody,
+        links: [{ label: "x", url: "http://a.example" }]
+      })
+      assert.strictEqual(code(httpLink), "validation_error")
+
+      const badJson = yield* request(`${baseUrl}/api/v1/decisions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json", "idempotency-key": "k" },
+        body: "{oops"
+      })
+      assert.strictEqual(badJson.status, 400)
+      assert.strictEqual(code(badJson), "INVALID_JSON")
+
+      const badLimit = yield* client(baseUrl).caller("GET", "/api/v1/decisions?limit=0", org.key)
+      assert.strictEqual(code(badLimit), "validation_error")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses missing, wrong, revoked and rotated-out credentials with 401", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+      const none = yield* request(`${baseUrl}/api/v1/decisions`)
+      assert.strictEqual(none.status, 401)
+      assert.strictEqual(code(none), "UNAUTHORIZED")
+      assert.strictEqual((yield* caller("GET", "/api/v1/decisions", "dcd_wrong")).status, 401)
+
+      const rotated = yield* workspace("POST", `/api/v1/workspace/keys/${org.keyId}/rotate`, org.admin)
+      assert.strictEqual(rotated.status, 200, rotated.text)
+      assert.strictEqual((yield* caller("GET", "/api/v1/decisions", org.key)).status, 401)
+      const fresh = rotated.json.data.plaintext as string
+      assert.strictEqual((yield* caller("GET", "/api/v1/decisions", fresh)).status, 200)
+
+      const revoked = yield* workspace("POST", `/api/v1/workspace/keys/${org.keyId}/revoke`, org.admin)
+      assert.isDefined(revoked.json.data.key.revokedAt)
+      assert.strictEqual((yield* caller("GET", "/api/v1/decisions", fresh)).status, 401)
+
+      const keys = yield* workspace("GET", "/api/v1/workspace/keys", org.admin)
+      assert.notInclude(keys.text, fresh)
+      assert.notInclude(keys.text, "hash")
+
+      const ada = yield* token("ada@acme.test", "acme")
+      const noServiceKey = yield* request(`${baseUrl}/api/v1/workspace/decisions`, {
+        headers: { "x-workspace-token": ada }
+      })
+      assert.strictEqual(noServiceKey.status, 401)
+      const wrongServiceKey = yield* workspace("GET", "/api/v1/workspace/decisions", ada, undefined, {
+        "x-decisions-api-key": "nope"
+      })
+      assert.strictEqual(wrongServiceKey.status, 401)
+      const wrongAudience = yield* workspace(
+        "GET",
+        "/api/v1/workspace/decisions",
+        yield* token("ada@acme.test", "acme", "MEMBER", { audience: "tasks" })
+      )
+      assert.strictEqual(wrongAudience.status, 401)
+      const wrongKey = yield* workspace(
+        "GET",
+        "/api/v1/workspace/decisions",
+        yield* token("ada@acme.test", "acme", "MEMBER", { key: "forged-key" })
+      )
+      assert.strictEqual(wrongKey.status, 401)
+      assert.strictEqual(wrongKey.text, noServiceKey.text)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("keeps organizations apart and lets only holders act", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const acme = yield* setUpOrganization(baseUrl, "acme")
+      const globex = yield* setUpOrganization(baseUrl, "globex")
+      const { caller, workspace } = client(baseUrl)
+      const decision = (yield* create(baseUrl, acme.key)).json.data.decision
+
+      const foreign = yield* caller("GET", `/api/v1/decisions/${decision.id}`, globex.key)
+      const missing = yield* caller("GET", "/api/v1/decisions/01ARZ3NDEKTSV4RRFFQ69G5FAV", globex.key)
+      assert.strictEqual(foreign.status, 404)
+      assert.strictEqual(foreign.text, missing.text)
+
+      const globexAda = yield* token("ada@globex.test", "globex")
+      const foreignChoose = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/choose`, globexAda, {
+        optionId: decision.options[0].id
+      })
+      assert.strictEqual(foreignChoose.status, 404)
+
+      const bob = yield* token("bob@acme.test", "acme")
+      const notHolder = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/choose`, bob, {
+        optionId: decision.options[0].id
+      })
+      assert.strictEqual(notHolder.status, 403)
+      assert.strictEqual(code(notHolder), "FORBIDDEN")
+
+      const memberCreatesRole = yield* workspace("POST", "/api/v1/workspace/roles", bob, { slug: "x", name: "X" })
+      assert.strictEqual(memberCreatesRole.status, 403)
+      const still = yield* caller("GET", `/api/v1/decisions/${decision.id}`, acme.key)
+      assert.strictEqual(still.json.data.decision.status, "pending")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("asks for information, takes the caller's answer, routes, and cancels", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+      const decision = (yield* create(baseUrl, org.key)).json.data.decision
+      const ada = yield* token("ada@acme.test", "acme")
+
+      const asked = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/info-requests`, ada, {
+        question: "Which warehouse shipped it?"
+      })
+      assert.strictEqual(asked.json.data.decision.status, "needs_info")
+      const request = asked.json.data.decision.infoRequests[0]
+      assert.strictEqual(request.askedBy, "ada@acme.test")
+
+      const answered = yield* caller("POST", `/api/v1/decisions/${decision.id}/info-response`, org.key, {
+        infoRequestId: request.id,
+        answer: "Rotterdam"
+      })
+      assert.strictEqual(answered.status, 200, answered.text)
+      assert.strictEqual(answered.json.data.decision.status, "pending")
+      assert.strictEqual(answered.json.data.decision.infoRequests[0].answer, "Rotterdam")
+
+      const routed = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/route`, org.admin, {
+        toEmail: "lin@acme.test",
+        note: "Lin owns refunds this week"
+      })
+      assert.strictEqual(routed.status, 200, routed.text)
+      assert.strictEqual(routed.json.data.decision.directAssigneeEmail, "lin@acme.test")
+      assert.strictEqual(routed.json.data.decision.routing.assigneeCount, 2)
+      assert.strictEqual(routed.json.data.decision.assignmentHistory.length, 1)
+
+      const cancelled = yield* caller("POST", `/api/v1/decisions/${decision.id}/cancel`, org.key)
+      assert.strictEqual(cancelled.json.data.decision.status, "cancelled")
+      const cancelledAgain = yield* caller("POST", `/api/v1/decisions/${decision.id}/cancel`, org.key)
+      assert.strictEqual(code(cancelledAgain), "invalid_transition")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("shows unrouted decisions with the reason, and expiry without any scheduler", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+      yield* workspace("POST", "/api/v1/workspace/roles", org.admin, { slug: "legal", name: "Legal" })
+      const unrouted = (yield* create(baseUrl, org.key, { ...decisionBody, roleSlug: "legal" })).json.data.decision
+      assert.deepStrictEqual(unrouted.routing, { assigneeCount: 0, unrouted: true, reason: "no_members" })
+      const list = yield* workspace("GET", "/api/v1/workspace/decisions?scope=unrouted", org.admin)
+      assert.deepStrictEqual(
+        list.json.data.decisions.map((d: { id: string; routing: { reason: string } }) => [d.id, d.routing.reason]),
+        [[unrouted.id, "no_members"]]
+      )
+      yield* workspace("POST", "/api/v1/workspace/roles/legal/archive", org.admin)
+      const archived = yield* caller("GET", `/api/v1/decisions/${unrouted.id}`, org.key)
+      assert.strictEqual(archived.json.data.decision.routing.reason, "role_archived")
+
+      const expiresAt = new Date(Date.now() + 1500).toISOString()
+      const expiring = (yield* create(baseUrl, org.key, {
+        ...decisionBody,
+        expiresAt,
+        options: [{ label: "Refund", default: true }, { label: "Replace" }]
+      })).json.data.decision
+      const waited = yield* caller("GET", `/api/v1/decisions/${expiring.id}?wait=10`, org.key)
+      assert.strictEqual(waited.json.data.decision.status, "expired")
+      assert.strictEqual(waited.json.data.decision.resolution.kind, "expired_default")
+      assert.strictEqual(waited.json.data.decision.resolution.decidedBy, "system:expiry")
+      const expiredList = yield* caller("GET", "/api/v1/decisions?status=expired", org.key)
+      assert.deepStrictEqual(
+        expiredList.json.data.decisions.map((d: { id: string }) => d.id),
+        [expiring.id]
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("pages lists with cursor and limit", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) ids.push((yield* create(baseUrl, org.key)).json.data.decision.id)
+      const seen: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* client(baseUrl).caller(
+          "GET",
+          `/api/v1/decisions?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+          org.key
+        )
+        seen.push(...page.json.data.decisions.map((d: { id: string }) => d.id))
+        cursor = page.json.data.nextCursor
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(seen, [...ids].reverse())
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("rate limits per caller key with 429 and Retry-After", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve({ decisionsCallerRequestsPerMinute: 3 })
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const answers: Array<Answer> = []
+      for (let i = 0; i < 4; i++) answers.push(yield* client(baseUrl).caller("GET", "/api/v1/decisions", org.key))
+      assert.deepStrictEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 429]
+      )
+      assert.strictEqual(code(answers[3]!), "RATE_LIMITED")
+      assert.isAtLeast(Number(answers[3]!.headers.get("retry-after")), 1)
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,102 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import * as fc from "fast-check"
+import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+
+const orgs = ["org_a", "org_b", "org_c"] as const
+
+const admin = (organizationId: string): WorkspaceUser => ({
+  organizationId,
+  email: `admin@${organizationId}.example`,
+  isAdmin: true
+})
+
+/**
+ * With random decisions in several organizations, no caller key or workspace user of one organization
+ * ever reads, lists or changes a decision of another: every attempt answers NotFound and changes nothing.
+ */
+describe("decisions tenant isolation (property)", () => {
+  it("no identity ever reads or changes another organization's decision", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ org: fc.constantFrom(...orgs), title: fc.string({ minLength: 1, maxLength: 30 }) }), {
+          minLength: 1,
+          maxLength: 12
+        }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...orgs),
+            fc.nat(),
+            fc.constantFrom("get", "choose", "decline", "ask", "route", "cancel", "answer", "wait")
+          ),
+          {
+            maxLength: 25
+          }
+        ),
+        (specs, attempts) =>
+          Effect.gen(function* () {
+            const decisions = yield* Decisions
+            const callers = new Map<string, CallerIdentity>()
+            for (const org of orgs) {
+              yield* decisions.createRole(admin(org), { slug: "ops", name: "Ops" })
+              yield* decisions.assign(admin(org), "ops", admin(org).email)
+              const created = yield* decisions.createKey(admin(org), "agent")
+              const caller = yield* decisions.authenticateCaller(created.plaintext)
+              assert.isDefined(caller)
+              callers.set(org, caller!)
+            }
+            const made = []
+            for (const spec of specs) {
+              const view = yield* decisions.create(callers.get(spec.org)!, {
+                title: spec.title,
+                roleSlug: "ops",
+                options: [{ label: "Yes" }, { label: "No" }]
+              })
+              made.push(view.decision)
+            }
+            for (const [org, index, action] of attempts) {
+              const target = made[index % made.length]!
+              if (target.organizationId === org) continue
+              const before = yield* decisions.get(target.organizationId, target.id)
+              const user = admin(org)
+              const caller = callers.get(org)!
+              const attempt =
+                action === "get"
+                  ? decisions.get(org, target.id)
+                  : action === "choose"
+                    ? decisions.choose(user, target.id, { optionId: target.options[0]!.id })
+                    : action === "decline"
+                      ? decisions.decline(user, target.id, {})
+                      : action === "ask"
+                        ? decisions.askInfo(user, target.id, "why?")
+                        : action === "route"
+                          ? decisions.route(user, target.id, { toRole: "ops" })
+                          : action === "cancel"
+                            ? decisions.cancel(caller, target.id)
+                            : action === "answer"
+                              ? decisions.answerInfo(caller, target.id, { infoRequestId: "x", answer: "y" })
+                              : decisions.waitForChange(org, target.id, 0)
+              const exit = yield* Effect.exit(attempt)
+              assert.isTrue(Exit.isFailure(exit), `${action} across organizations must fail`)
+              if (Exit.isFailure(exit)) {
+                const error = exit.cause.reasons[0]
+                assert.strictEqual(
+                  error?._tag === "Fail" ? (error.error as { _tag: string })._tag : "defect",
+                  "NotFound"
+                )
+              }
+              const after = yield* decisions.get(target.organizationId, target.id)
+              assert.deepStrictEqual(after, before)
+            }
+            for (const org of orgs) {
+              const page = yield* decisions.list(org, { _tag: "All" }, { limit: 100 })
+              assert.isTrue(page.decisions.every((d) => d.organizationId === org))
+              assert.strictEqual(page.decisions.length, made.filter((d) => d.organizationId === org).length)
+            }
+          }).pipe(Effect.provide(DecisionsMemory), Effect.runPromise)
+      ),
+      { numRuns: 40 }
+    )
+  })
+})
