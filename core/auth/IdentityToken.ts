@@ -45,6 +45,20 @@ export const mint = (input: {
   )
 }
 
+/**
+ * A compact JWS of three canonical base64url segments. jose decodes leniently, so a token whose last
+ * character differs only in unused bits would verify; a mutated token is refused here instead.
+ */
+const isCanonical = (token: string): boolean => {
+  const segments = token.split(".")
+  return (
+    segments.length === 3 &&
+    segments.every(
+      (segment) => segment.length > 0 && Buffer.from(segment, "base64url").toString("base64url") === segment
+    )
+  )
+}
+
 const optionalString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
 /**
@@ -62,7 +76,7 @@ export const verify = (input: {
 }): Effect.Effect<VerifiedIdentity, Unauthorized> =>
   Effect.tryPromise({
     try: async () => {
-      if (input.key.length === 0 || input.token.length === 0 || input.token.length > 8192) throw new Error("refused")
+      if (input.key.length === 0 || input.token.length > 8192 || !isCanonical(input.token)) throw new Error("refused")
       const header = decodeProtectedHeader(input.token)
       if (header.alg !== "HS256" || header.crit !== undefined) throw new Error("refused")
       const { payload } = await jwtVerify(input.token, encoder.encode(input.key), {
