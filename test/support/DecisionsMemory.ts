@@ -6,9 +6,9 @@ import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionS
 import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
 import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
 
-/** The decisions use cases over the memory adapters, fresh per build. */
+/** The decisions use cases over the memory adapters (also provided, for inspection), fresh per build. */
 export const DecisionsMemory = Decisions.layer.pipe(
-  Layer.provide(
+  Layer.provideMerge(
     Layer.mergeAll(DecisionStoreMemory, RoleStoreMemory, CallerKeyStoreMemory, DecisionSignalsMemory, IdGeneratorUlid)
   )
 )
