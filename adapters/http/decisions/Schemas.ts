@@ -1,17 +1,7 @@
-import { Schema, SchemaGetter } from "effect"
+import { flow, Schema, SchemaGetter, Struct } from "effect"
 import type { DecisionStatus as Status } from "../../../core/decisions/Decision.ts"
 import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
-import {
-  AssignmentChange,
-  DecisionOption,
-  DecisionStatus,
-  Fact,
-  InfoRequest,
-  Link,
-  Resolution,
-  Slug,
-  Urgency
-} from "../../../core/decisions/Decision.ts"
+import { Decision, DecisionStatus, Slug } from "../../../core/decisions/Decision.ts"
 import { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { Email } from "../../../core/kernel/Email.ts"
 import { Decisions as L } from "../../../core/kernel/Limits.ts"
@@ -22,29 +12,10 @@ export const RoutingSchema = Schema.Struct({
   reason: Schema.optional(Schema.Literals(["no_members", "role_archived", "role_missing"]))
 }).annotate({ identifier: "DecisionRouting" })
 
-/** Document 2, "Decision (response)". */
-export const DecisionResponse = Schema.Struct({
-  id: Schema.String,
-  organizationId: Schema.String,
-  callerName: Schema.String,
-  roleSlug: Schema.String,
-  status: DecisionStatus,
-  title: Schema.String,
-  body: Schema.optional(Schema.String),
-  facts: Schema.Array(Fact),
-  links: Schema.Array(Link),
-  options: Schema.Array(DecisionOption),
-  urgency: Urgency,
-  expiresAt: Schema.optional(Schema.String),
-  defaultOptionId: Schema.optional(Schema.String),
-  directAssigneeEmail: Schema.optional(Schema.String),
-  resolution: Schema.optional(Resolution),
-  infoRequests: Schema.Array(InfoRequest),
-  assignmentHistory: Schema.Array(AssignmentChange),
-  routing: Schema.optional(RoutingSchema),
-  createdAt: Schema.String,
-  updatedAt: Schema.String
-}).annotate({ identifier: "Decision" })
+/** Document 2, "Decision (response)": the stored decision without its internal version, plus routing. */
+export const DecisionResponse = Decision.mapFields(
+  flow(Struct.omit(["version"]), Struct.assign({ routing: Schema.optional(RoutingSchema) }))
+).annotate({ identifier: "Decision" })
 
 export const DecisionEnvelope = Schema.Struct({ data: Schema.Struct({ decision: DecisionResponse }) }).annotate({
   identifier: "DecisionEnvelope"
