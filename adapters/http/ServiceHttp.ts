@@ -1,6 +1,6 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { NodeHttpServer, type NodeServices } from "@effect/platform-node"
+import { Layer, type FileSystem, type Path } from "effect"
+import { HttpRouter, type Etag, type HttpPlatform, type HttpServerError } from "effect/http"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
 import { errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
@@ -28,8 +28,19 @@ export interface ListenOptions {
   readonly drainMillis?: number
 }
 
-/** Serves routes on a Node listener; closing the layer stops accepting and drains in-flight requests. */
-export const listen = <E, R>(routes: Layer.Layer<never, E, R>, options: ListenOptions) =>
+/**
+ * Serves routes on a Node listener; closing the layer stops accepting and drains in-flight requests.
+ * The result needs what the routes need, less what the router and the Node server provide per request.
+ * (The type is stated: inferred through `HttpRouter.serve`, middleware requirements widen it to unknown.)
+ */
+export const listen = <E, R>(
+  routes: Layer.Layer<never, E, R>,
+  options: ListenOptions
+): Layer.Layer<
+  never,
+  E | HttpServerError.ServeError,
+  Exclude<R, HttpRouter.HttpRouter | HttpRouter.Request<any, any> | NodeServed>
+> =>
   HttpRouter.serve(routes).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => createServer(), {
@@ -38,4 +49,7 @@ export const listen = <E, R>(routes: Layer.Layer<never, E, R>, options: ListenOp
         gracefulShutdownTimeout: options.drainMillis ?? 10_000
       })
     )
-  )
+  ) as never
+
+type NodeServed =
+  NodeServices.NodeServices | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path

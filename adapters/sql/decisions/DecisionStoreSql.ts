@@ -1,0 +1,160 @@
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Decision, DecisionStatus } from "../../../core/decisions/Decision.ts"
+import { DecisionStore, type DecisionQuery } from "../../../core/decisions/DecisionStore.ts"
+import { normalizeEmail } from "../../../core/kernel/Email.ts"
+import { epochMs, isoAt } from "../../../core/kernel/Timestamp.ts"
+
+const Row = Schema.Struct({ doc: Decision })
+
+const Key = Schema.Struct({ organizationId: Schema.String, id: Schema.String })
+
+const Query = Schema.Struct({
+  organizationId: Schema.String,
+  scope: Schema.Union([
+    Schema.TaggedStruct("All", {}),
+    Schema.TaggedStruct("Inbox", { email: Schema.String, roleSlugs: Schema.Array(Schema.String) }),
+    Schema.TaggedStruct("Unrouted", { routableRoleSlugs: Schema.Array(Schema.String) })
+  ]),
+  statuses: Schema.optional(Schema.Array(DecisionStatus)),
+  nowIso: Schema.String,
+  afterId: Schema.optional(Schema.String),
+  limit: Schema.Int
+})
+
+const Due = Schema.Struct({ nowIso: Schema.String, limit: Schema.Int })
+
+const Save = Schema.Struct({ next: Decision, expectedVersion: Schema.Int })
+
+/**
+ * An instant as `Date.parse` reads it, to the millisecond, so SQL compares times exactly as the memory adapter
+ * and `settle` do. A string that is no date is no instant: such an expiry never comes, as in memory.
+ */
+const instant = (iso: string): string | null => {
+  const ms = epochMs(iso)
+  return Number.isFinite(ms) ? isoAt(ms) : null
+}
+
+/** The scalar columns, always rewritten from the decision itself (0002_decisions.ts). */
+const columns = (decision: Decision) => ({
+  roleSlug: decision.roleSlug,
+  status: decision.status,
+  directAssigneeEmail:
+    decision.directAssigneeEmail === undefined ? null : normalizeEmail(decision.directAssigneeEmail),
+  expiresAt: decision.expiresAt === undefined ? null : instant(decision.expiresAt),
+  createdAt: instant(decision.createdAt),
+  doc: JSON.stringify(decision)
+})
+
+/**
+ * The DecisionStore port over `decisions.decisions` (0002_decisions.ts). `save` is one conditional UPDATE,
+ * so of concurrent saves from one version exactly one changes the row. Lists see statuses as a reader does
+ * at `nowIso` (an open decision past its expiry counts as expired), in SQL, before paging. SQL failures and
+ * rows that do not decode are defects.
+ */
+export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlClient> = Layer.effect(
+  DecisionStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insertRow = SqlSchema.void({
+      Request: Decision,
+      execute: (decision) => {
+        const c = columns(decision)
+        return sql`
+          INSERT INTO decisions.decisions
+            (id, organization_id, role_slug, status, direct_assignee_email, expires_at, created_at, version, doc)
+          VALUES (${decision.id}, ${decision.organizationId}, ${c.roleSlug}, ${c.status}, ${c.directAssigneeEmail},
+            ${c.expiresAt}::timestamptz, ${c.createdAt}::timestamptz, ${decision.version}, ${c.doc}::jsonb)`
+      }
+    })
+
+    const findRow = SqlSchema.findOneOption({
+      Request: Key,
+      Result: Row,
+      execute: (key) => sql`
+        SELECT doc FROM decisions.decisions WHERE id = ${key.id} AND organization_id = ${key.organizationId}`
+    })
+
+    const updateRow = SqlSchema.findAll({
+      Request: Save,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ next, expectedVersion }) => {
+        const c = columns(next)
+        return sql`
+          UPDATE decisions.decisions SET
+            role_slug = ${c.roleSlug},
+            status = ${c.status},
+            direct_assignee_email = ${c.directAssigneeEmail},
+            expires_at = ${c.expiresAt}::timestamptz,
+            created_at = ${c.createdAt}::timestamptz,
+            version = ${next.version},
+            doc = ${c.doc}::jsonb
+          WHERE id = ${next.id} AND organization_id = ${next.organizationId} AND version = ${expectedVersion}
+          RETURNING id`
+      }
+    })
+
+    const listRows = SqlSchema.findAll({
+      Request: Query,
+      Result: Row,
+      execute: (query) => {
+        const now = instant(query.nowIso)
+        // Document 2, expiry: an open decision whose time has come reads as expired (DecisionMachine `settle`).
+        const effectiveStatus = sql`CASE WHEN status IN ('pending', 'needs_info') AND expires_at <= ${now}::timestamptz
+          THEN 'expired' ELSE status END`
+        const scope = query.scope
+        const conditions = [sql`organization_id = ${query.organizationId}`]
+        if (query.afterId !== undefined) conditions.push(sql`id < ${query.afterId}`)
+        if (query.statuses !== undefined) conditions.push(sql`${effectiveStatus} = ANY(${query.statuses}::text[])`)
+        switch (scope._tag) {
+          case "All":
+            break
+          case "Inbox":
+            conditions.push(
+              sql`(role_slug = ANY(${scope.roleSlugs}::text[]) OR direct_assignee_email = ${normalizeEmail(scope.email)})`
+            )
+            break
+          case "Unrouted":
+            conditions.push(
+              sql`${effectiveStatus} IN ('pending', 'needs_info')`,
+              sql`direct_assignee_email IS NULL`,
+              sql`role_slug <> ALL(${scope.routableRoleSlugs}::text[])`
+            )
+            break
+        }
+        return sql`SELECT doc FROM decisions.decisions WHERE ${sql.and(conditions)} ORDER BY id DESC LIMIT ${query.limit}`
+      }
+    })
+
+    const dueRows = SqlSchema.findAll({
+      Request: Due,
+      Result: Row,
+      execute: ({ nowIso, limit }) => sql`
+        SELECT doc FROM decisions.decisions
+        WHERE status IN ('pending', 'needs_info') AND expires_at <= ${instant(nowIso)}::timestamptz
+        ORDER BY expires_at, id
+        LIMIT ${limit}`
+    })
+
+    const docs = (rows: ReadonlyArray<typeof Row.Type>): ReadonlyArray<Decision> => rows.map((row) => row.doc)
+
+    return DecisionStore.of({
+      insert: Effect.fn("DecisionStoreSql.insert")(function* (decision: Decision) {
+        yield* insertRow(decision)
+      }, Effect.orDie),
+      get: Effect.fn("DecisionStoreSql.get")(function* (organizationId: string, id: string) {
+        return Option.getOrUndefined(yield* findRow({ organizationId, id }))?.doc
+      }, Effect.orDie),
+      save: Effect.fn("DecisionStoreSql.save")(function* (next: Decision, expectedVersion: number) {
+        return (yield* updateRow({ next, expectedVersion })).length > 0
+      }, Effect.orDie),
+      list: Effect.fn("DecisionStoreSql.list")(function* (query: DecisionQuery) {
+        return docs(yield* listRows(query))
+      }, Effect.orDie),
+      due: Effect.fn("DecisionStoreSql.due")(function* (nowIso: string, limit: number) {
+        return docs(yield* dueRows({ nowIso, limit }))
+      }, Effect.orDie)
+    })
+  })
+)

@@ -1,0 +1,16 @@
+import type { Migration } from "../Migrator.ts"
+import { idempotencyMigration } from "../platform/0001_idempotency.ts"
+import { decisionsTable } from "./0002_decisions.ts"
+import { rolesTables } from "./0003_roles.ts"
+import { callerKeysTable } from "./0004_caller_keys.ts"
+
+/**
+ * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
+ * assignments, and caller keys. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
+ */
+export const decisionsMigrations: ReadonlyArray<Migration> = [
+  idempotencyMigration("decisions", 1),
+  decisionsTable,
+  rolesTables,
+  callerKeysTable
+]

@@ -1,0 +1,15 @@
+import { Layer } from "effect"
+import { CallerKeyStoreSql } from "../../adapters/sql/decisions/CallerKeyStoreSql.ts"
+import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignalsSql.ts"
+import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
+import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
+import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+
+/** The decisions service's data in its own Postgres schema, `decisions`. */
+export const DecisionsDataSql = Layer.mergeAll(
+  DecisionStoreSql,
+  RoleStoreSql,
+  CallerKeyStoreSql,
+  DecisionSignalsSql,
+  IdempotencyStoreSql("decisions")
+)

@@ -1,0 +1,93 @@
+import { Clock, Effect, Layer, Option, Schedule } from "effect"
+import { listen } from "../../adapters/http/ServiceHttp.ts"
+import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
+import { Readiness } from "../../core/kernel/index.ts"
+import { Database } from "../../adapters/sql/Database.ts"
+import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
+import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
+import type { PgClient } from "@effect/sql-pg"
+import type { SqlClient } from "effect/sql"
+import type { CallerKeyStore } from "../../core/decisions/CallerKeyStore.ts"
+import { Decisions } from "../../core/decisions/Decisions.ts"
+import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
+import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
+import type { RoleStore } from "../../core/decisions/RoleStore.ts"
+import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
+import type { ServerConfig, Secrets } from "./Config.ts"
+import { ExpirySweep } from "./DecisionsRuntime.ts"
+import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from "./Services.ts"
+
+/** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
+export type DecisionsData = Layer.Layer<
+  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | IdempotencyStore,
+  never,
+  SqlClient.SqlClient | PgClient.PgClient | Database
+>
+
+export interface ServerOptions {
+  readonly config: ServerConfig
+  readonly secrets: Secrets
+  readonly decisionsData: DecisionsData
+  /** Ports to listen on; 0 picks a free one (tests). Defaults to the configured ports. */
+  readonly ports?: { readonly hub: number; readonly decisions: number; readonly tasks: number } | undefined
+}
+
+/** Readiness is the database answering a ping within its timeout. */
+const ReadinessFromDatabase = Layer.effect(
+  Readiness,
+  Effect.map(Database, (database) => Readiness.of({ check: database.ping }))
+)
+
+/** Forgets idempotency records past their 24-hour retention, hourly. */
+export const purgeIdempotency = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const store = yield* IdempotencyStore
+    yield* Clock.currentTimeMillis.pipe(
+      Effect.flatMap(store.purgeExpired),
+      Effect.repeat(Schedule.spaced("1 hour")),
+      Effect.forkScoped
+    )
+  })
+)
+
+/**
+ * The bundled server: the database (a Postgres server, or the embedded default under DATA_DIR), each
+ * service's migrations, then one listener per service. Closing the layer stops the listeners first
+ * (draining in-flight requests), then closes the database.
+ */
+export const makeServer = (options: ServerOptions) => {
+  const { config, secrets } = options
+  const production = config.environment === "production"
+  const settings: ServiceSettings = {
+    production,
+    build: config.build,
+    platformIssuer: config.platformIssuer,
+    decisionsApiKey: secrets.DECISIONS_API_KEY,
+    decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
+    tasksApiKey: secrets.TASKS_API_KEY,
+    decisionsCallerRequestsPerMinute: config.decisionsCallerRequestsPerMinute,
+    decisionsUserRequestsPerMinute: config.decisionsUserRequestsPerMinute
+  }
+  const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
+  const at = (port: number) => ({ port, host: config.host, drainMillis: config.drainMillis })
+
+  const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
+  const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
+
+  const decisions = Layer.provideMerge(Decisions.layer, Layer.merge(options.decisionsData, IdGeneratorUlid))
+  const decisionsListener = listen(decisionsRoutes(settings), at(ports.decisions)).pipe(
+    Layer.provide(Layer.mergeAll(ExpirySweep(config.expirySweepMillis), purgeIdempotency)),
+    Layer.provide(decisions),
+    Layer.provide(migrationsLayer("decisions", decisionsMigrations))
+  )
+
+  const listeners = Layer.mergeAll(
+    listen(hubRoutes(settings), at(ports.hub)),
+    decisionsListener,
+    listen(tasksRoutes(settings), at(ports.tasks))
+  )
+
+  return listeners.pipe(Layer.provide(ReadinessFromDatabase), Layer.provide(migrations), Layer.provideMerge(database))
+}

@@ -1,0 +1,56 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit, Layer, Logger, Option, References, Redacted, Runtime } from "effect"
+import { presentSecrets, ServerConfig } from "./Config.ts"
+import { resolveSecrets } from "./DevSecrets.ts"
+import { DecisionsDataSql } from "./DecisionsData.ts"
+import { makeServer } from "./Server.ts"
+
+const serve = (config: ServerConfig) =>
+  Effect.gen(function* () {
+    const production = config.environment === "production"
+    const resolved = yield* resolveSecrets({
+      production,
+      dataDir: config.dataDir,
+      fromEnvironment: presentSecrets(config)
+    })
+    for (const name of resolved.generated) {
+      // Development only: shown so the first command works out of the box; kept for the next start.
+      yield* Effect.logInfo(`development secret ${name}=${Redacted.value(resolved.secrets[name]!)}`)
+    }
+    for (const name of resolved.missing) {
+      yield* Effect.logWarning(`${name} is not set: the routes that need it fail closed until it is`)
+    }
+    yield* Effect.logInfo(
+      Option.isSome(config.databaseUrl)
+        ? "database: the Postgres server of DATABASE_URL"
+        : `database: embedded, kept under ${config.dataDir}`
+    )
+    return yield* Layer.launch(makeServer({ config, secrets: resolved.secrets, decisionsData: DecisionsDataSql }))
+  }).pipe(
+    Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : Logger.consoleJson])),
+    Effect.provideService(References.MinimumLogLevel, config.logLevel)
+  )
+
+const main = Effect.gen(function* () {
+  const config = yield* Effect.result(
+    Effect.gen(function* () {
+      return yield* ServerConfig
+    })
+  )
+  if (config._tag === "Failure") {
+    // The message names the variable, e.g. `Expected a string representing a finite number at ["HUB_PORT"]`.
+    const detail = config.failure.cause instanceof Error ? config.failure.cause.message : String(config.failure)
+    yield* Effect.sync(() => {
+      process.stderr.write(`Invalid configuration: ${detail.replace(/\s*\n\s*/g, " ")}\n`)
+      process.exitCode = 1
+    })
+    return
+  }
+  return yield* serve(config.success)
+})
+
+/** SIGTERM and SIGINT end the server by interruption; once it has drained and closed, that is a clean exit. */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+NodeRuntime.runMain(main, { teardown })

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** A free loopback port, found by binding port 0. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
+    })
+  })
+
+export const tempDataDir = () => mkdtempSync(join(tmpdir(), "hitl-server-"))
+
+export interface RunningServer {
+  readonly child: ChildProcess
+  readonly ports: { readonly hub: number; readonly decisions: number; readonly tasks: number }
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/** Starts the bundled server the way `npm start` does, in a child process, and waits until all three listen. */
+export const startServer = async (
+  env: Record<string, string | undefined>,
+  options: { readonly waitReady?: boolean } = {}
+) => {
+  const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }
+  let output = ""
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/main.ts"], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env["PATH"],
+      HOME: process.env["HOME"],
+      HUB_PORT: String(ports.hub),
+      DECISIONS_PORT: String(ports.decisions),
+      TASKS_PORT: String(ports.tasks),
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const server: RunningServer = {
+    child,
+    ports,
+    output: () => output,
+    exited,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null) child.kill(signal)
+      return exited
+    }
+  }
+  if (options.waitReady !== false) {
+    const deadline = Date.now() + 60_000
+    for (const port of Object.values(ports)) {
+      while (true) {
+        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
+        if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
+        const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+          (r) => r.ok,
+          () => false
+        )
+        if (ok) break
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+  }
+  return server
+}
