@@ -3,6 +3,7 @@ import { CallerKeyStoreSql } from "../../adapters/sql/decisions/CallerKeyStoreSq
 import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignalsSql.ts"
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
 import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
+import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 
 /** The decisions service's data in its own Postgres schema, `decisions`. */
@@ -11,5 +12,6 @@ export const DecisionsDataSql = Layer.mergeAll(
   RoleStoreSql,
   CallerKeyStoreSql,
   DecisionSignalsSql,
+  TemplateStoreSql,
   IdempotencyStoreSql("decisions")
 )

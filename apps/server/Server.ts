@@ -13,6 +13,8 @@ import { Decisions } from "../../core/decisions/Decisions.ts"
 import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
 import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
+import { Templates } from "../../core/decisions/Templates.ts"
+import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
@@ -21,7 +23,7 @@ import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from ".
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
-  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | IdempotencyStore,
+  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | TemplateStore | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
 >
@@ -76,7 +78,10 @@ export const makeServer = (options: ServerOptions) => {
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
-  const decisions = Layer.provideMerge(Decisions.layer, Layer.merge(options.decisionsData, IdGeneratorUlid))
+  const decisions = Templates.layer.pipe(
+    Layer.provideMerge(Decisions.layer),
+    Layer.provideMerge(Layer.merge(options.decisionsData, IdGeneratorUlid))
+  )
   const decisionsListener = listen(decisionsRoutes(settings), at(ports.decisions)).pipe(
     Layer.provide(Layer.mergeAll(ExpirySweep(config.expirySweepMillis), purgeIdempotency)),
     Layer.provide(decisions),

@@ -9,3 +9,7 @@ export class UnknownRole extends Schema.TaggedError<UnknownRole>()("UnknownRole"
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
   status: DecisionStatus
 }) {}
+
+export class UnknownTemplate extends Schema.TaggedError<UnknownTemplate>()("UnknownTemplate", {
+  validTemplates: Schema.Array(Schema.String)
+}) {}

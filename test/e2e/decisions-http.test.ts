@@ -411,4 +411,133 @@ describe("decisions over HTTP (both planes, real socket)", () => {
       assert.isAtLeast(Number(answers[3]!.headers.get("retry-after")), 1)
     }).pipe(Effect.scoped)
   )
+
+  it.live("keeps templates (admins) and raises them on both planes into decisions", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve()
+      const org = yield* setUpOrganization(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+      const ada = yield* token("ada@acme.test", "acme")
+      const definition = {
+        slug: "refund",
+        name: "Refund request",
+        roleSlug: "finance",
+        titleTemplate: "Refund order {{order}}?",
+        bodyTemplate: "Customer {{customer}} asks for a refund.",
+        options: [
+          {
+            label: "Refund",
+            action: {
+              type: "record_update",
+              baseId: "appAAAAAAAAAAAAAA",
+              tableId: "tblBBBBBBBBBBBBBB",
+              fields: { Status: "Refunded by {{resolvedBy}}" }
+            }
+          },
+          { label: "Keep" }
+        ]
+      }
+      const byMember = yield* workspace("POST", "/api/v1/workspace/templates", ada, definition)
+      assert.strictEqual(byMember.status, 403)
+      const created = yield* workspace("POST", "/api/v1/workspace/templates", org.admin, definition)
+      assert.strictEqual(created.status, 201, created.text)
+      const template = created.json.data.template
+      assert.deepStrictEqual(
+        template.options.map((o: { position: number }) => o.position),
+        [0, 1]
+      )
+      const unknownRole = yield* workspace("POST", "/api/v1/workspace/templates", org.admin, {
+        ...definition,
+        slug: "x",
+        roleSlug: "legal"
+      })
+      assert.strictEqual(code(unknownRole), "unknown_role")
+      const badBase = yield* workspace("POST", "/api/v1/workspace/templates", org.admin, {
+        ...definition,
+        slug: "y",
+        options: [{ label: "A", action: { ...definition.options[0]!.action, baseId: "nope" } }, { label: "B" }]
+      })
+      assert.strictEqual(code(badBase), "validation_error")
+
+      const raised = yield* caller(
+        "POST",
+        "/api/v1/templates/refund/raise",
+        org.key,
+        {
+          params: { order: "1042", customer: "Ada", recordId: "recAAAAAAAAAAAAAA" }
+        },
+        { "idempotency-key": "raise-1" }
+      )
+      assert.strictEqual(raised.status, 201, raised.text)
+      const decision = raised.json.data.decision
+      assert.strictEqual(decision.title, "Refund order 1042?")
+      assert.strictEqual(decision.body, "Customer Ada asks for a refund.")
+      assert.deepStrictEqual(
+        decision.facts.map((f: { label: string }) => f.label),
+        ["order", "customer", "recordId"]
+      )
+      assert.deepStrictEqual(
+        decision.options.map((o: { id: string }) => o.id),
+        template.options.map((o: { id: string }) => o.id)
+      )
+      assert.strictEqual(decision.routing.assigneeCount, 1)
+
+      const noKey = yield* caller("POST", "/api/v1/templates/refund/raise", org.key, { params: { order: "1" } })
+      assert.strictEqual(code(noKey), "validation_error")
+      const missing = yield* caller(
+        "POST",
+        "/api/v1/templates/refund/raise",
+        org.key,
+        { params: { order: "1" } },
+        { "idempotency-key": "raise-2" }
+      )
+      assert.strictEqual(code(missing), "validation_error")
+      assert.include(
+        missing.json.error.details.map((d: { field: string }) => d.field),
+        "params.customer"
+      )
+      const unknown = yield* caller(
+        "POST",
+        "/api/v1/templates/nope/raise",
+        org.key,
+        { params: {} },
+        { "idempotency-key": "raise-3" }
+      )
+      assert.strictEqual(code(unknown), "unknown_template")
+      assert.deepStrictEqual(unknown.json.error.details.validTemplates, ["refund"])
+
+      const byUser = yield* workspace("POST", "/api/v1/workspace/templates/refund/raise", ada, {
+        params: { order: "7", customer: "Lin", recordId: "recBBBBBBBBBBBBBB" }
+      })
+      assert.strictEqual(byUser.status, 201, byUser.text)
+      assert.strictEqual(byUser.json.data.decision.callerName, "ada@acme.test")
+
+      const renamed = yield* workspace("PATCH", "/api/v1/workspace/templates/refund", org.admin, {
+        name: "Refunds",
+        bodyTemplate: null
+      })
+      assert.strictEqual(renamed.json.data.template.name, "Refunds")
+      assert.isUndefined(renamed.json.data.template.bodyTemplate)
+      const slugChange = yield* workspace("PATCH", "/api/v1/workspace/templates/refund", org.admin, { slug: "other" })
+      assert.strictEqual(code(slugChange), "validation_error")
+      const empty = yield* workspace("PATCH", "/api/v1/workspace/templates/refund", org.admin, {})
+      assert.strictEqual(code(empty), "validation_error")
+
+      const archived = yield* workspace("POST", "/api/v1/workspace/templates/refund/archive", org.admin)
+      assert.isDefined(archived.json.data.template.archivedAt)
+      const afterArchive = yield* caller(
+        "POST",
+        "/api/v1/templates/refund/raise",
+        org.key,
+        { params: { order: "1", customer: "x", recordId: "r" } },
+        { "idempotency-key": "raise-4" }
+      )
+      assert.strictEqual(code(afterArchive), "unknown_template")
+      assert.deepStrictEqual(afterArchive.json.error.details.validTemplates, [])
+
+      const otherOrg = yield* setUpOrganization(baseUrl, "globex")
+      const foreign = yield* workspace("GET", "/api/v1/workspace/templates/refund", otherOrg.admin)
+      assert.strictEqual(foreign.status, 404)
+    }).pipe(Effect.scoped)
+  )
 })

@@ -2,6 +2,8 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DecisionCreate } from "../../../core/decisions/Decision.ts"
 import { RoleCreate, RoleUpdate, AssignmentCreate } from "../../../core/decisions/Role.ts"
+import { TemplateCreate, TemplateRaise } from "../../../core/decisions/Template.ts"
+import { TemplateUpdate } from "../../../core/decisions/Templates.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { IdempotencyOptional, IdempotencyRequired } from "../IdempotencyMiddleware.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
@@ -24,6 +26,8 @@ import {
   RoleEnvelope,
   RoleListEnvelope,
   RouteBody,
+  TemplateEnvelope,
+  TemplateListEnvelope,
   WaitQuery,
   WorkspaceScope
 } from "./Schemas.ts"
@@ -189,6 +193,56 @@ export class WorkspaceKeysGroup extends HttpApiGroup.make("workspaceKeys")
   .middleware(WorkspaceAuth)
   .annotateMerge(workspace) {}
 
+const templateParam = { slug: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(50)) }
+
+/** Templates (org admins keep them; members read and raise them). */
+export class WorkspaceTemplatesGroup extends HttpApiGroup.make("workspaceTemplates")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/workspace/templates", { success: TemplateListEnvelope, error: readErrors }),
+    HttpApiEndpoint.post("create", "/api/v1/workspace/templates", {
+      payload: TemplateCreate,
+      success: created(TemplateEnvelope),
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.get("get", "/api/v1/workspace/templates/:slug", {
+      params: templateParam,
+      success: TemplateEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.patch("update", "/api/v1/workspace/templates/:slug", {
+      params: templateParam,
+      payload: TemplateUpdate,
+      success: TemplateEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("archive", "/api/v1/workspace/templates/:slug/archive", {
+      params: templateParam,
+      success: TemplateEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("raise", "/api/v1/workspace/templates/:slug/raise", {
+      params: templateParam,
+      payload: TemplateRaise,
+      success: created(DecisionEnvelope),
+      error: mutationErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
+
+/** Raising a template with a caller key (document 2): `Idempotency-Key` is required, as for create. */
+export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
+  .add(
+    HttpApiEndpoint.post("raise", "/api/v1/templates/:slug/raise", {
+      params: templateParam,
+      payload: TemplateRaise,
+      success: created(DecisionEnvelope),
+      error: mutationErrors
+    }).middleware(IdempotencyRequired)
+  )
+  .middleware(CallerAuth)
+  .annotateMerge(OpenApi.annotations({ title: "Caller plane" })) {}
+
 /** The decisions service's contract (document 2). */
 export class DecisionsApi extends HttpApi.make("decisions")
   .add(DecisionsUniformGroup)
@@ -196,6 +250,8 @@ export class DecisionsApi extends HttpApi.make("decisions")
   .add(WorkspaceDecisionsGroup)
   .add(WorkspaceRolesGroup)
   .add(WorkspaceKeysGroup)
+  .add(WorkspaceTemplatesGroup)
+  .add(CallerTemplatesGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerResponse } from "effect/http"
 import type { Decision } from "../../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
+import { Templates } from "../../../core/decisions/Templates.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
 import { domainErrorResponse } from "../ErrorResponse.ts"
@@ -190,10 +191,53 @@ export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspac
   })
 )
 
+export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceTemplates", (handlers) =>
+  Effect.gen(function* () {
+    const templates = yield* Templates
+    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
+      answer(Effect.flatMap(CurrentUser, f))
+    return handlers.handleAll({
+      list: () => withUser((user) => Effect.map(templates.list(user), (all) => ({ data: { templates: all } }))),
+      create: ({ payload }) =>
+        withUser((user) =>
+          Effect.map(templates.create(user, payload), (template) => createdResponse({ data: { template } }))
+        ),
+      get: ({ params }) =>
+        withUser((user) => Effect.map(templates.get(user, params.slug), (template) => ({ data: { template } }))),
+      update: ({ params, payload }) =>
+        withUser((user) =>
+          Effect.map(templates.update(user, params.slug, payload), (template) => ({ data: { template } }))
+        ),
+      archive: ({ params }) =>
+        withUser((user) => Effect.map(templates.archive(user, params.slug), (template) => ({ data: { template } }))),
+      raise: ({ params, payload }) =>
+        withUser((user) =>
+          Effect.map(templates.raiseAsUser(user, params.slug, payload.params), (view) => createdResponse(one(view)))
+        )
+    })
+  })
+)
+
+export const CallerTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "callerTemplates", (handlers) =>
+  Effect.gen(function* () {
+    const templates = yield* Templates
+    return handlers.handleAll({
+      raise: ({ params, payload }) =>
+        answer(
+          Effect.flatMap(CurrentCaller, (caller) => templates.raise(caller, params.slug, payload.params)).pipe(
+            Effect.map((view) => createdResponse(one(view)))
+          )
+        )
+    })
+  })
+)
+
 /** Every group of the decisions API but the uniform one (which takes the manifest). */
 export const DecisionsHandlers = Layer.mergeAll(
   CallerHandlers,
   WorkspaceDecisionHandlers,
   WorkspaceRoleHandlers,
-  WorkspaceKeyHandlers
+  WorkspaceKeyHandlers,
+  WorkspaceTemplateHandlers,
+  CallerTemplateHandlers
 )

@@ -3,6 +3,7 @@ import type { DecisionStatus as Status } from "../../../core/decisions/Decision.
 import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
 import { Decision, DecisionStatus, Slug } from "../../../core/decisions/Decision.ts"
 import { Assignment, Role } from "../../../core/decisions/Role.ts"
+import { Template } from "../../../core/decisions/Template.ts"
 import { Email } from "../../../core/kernel/Email.ts"
 import { Decisions as L } from "../../../core/kernel/Limits.ts"
 
@@ -95,3 +96,10 @@ export const KeyListEnvelope = Schema.Struct({ data: Schema.Struct({ keys: Schem
 export const KeyCreatedEnvelope = Schema.Struct({
   data: Schema.Struct({ key: ApiKey, plaintext: Schema.String })
 }).annotate({ identifier: "KeyCreatedEnvelope" })
+
+export const TemplateEnvelope = Schema.Struct({ data: Schema.Struct({ template: Template }) }).annotate({
+  identifier: "TemplateEnvelope"
+})
+export const TemplateListEnvelope = Schema.Struct({
+  data: Schema.Struct({ templates: Schema.Array(Template) })
+}).annotate({ identifier: "TemplateListEnvelope" })

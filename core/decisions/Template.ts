@@ -1,0 +1,137 @@
+import { Result, Schema } from "effect"
+import { Decisions as L } from "../kernel/Limits.ts"
+import { Slug, Urgency, type DecisionCreate, type Fact } from "./Decision.ts"
+
+/** Document 2, "Templates". */
+const ParamKey = Schema.String.check(
+  Schema.isMaxLength(L.templateParamKeyMax),
+  Schema.isPattern(/^[a-zA-Z][a-zA-Z0-9-]*$/, { description: "a letter, then letters, digits or -" })
+)
+
+export const TemplateParams = Schema.Record(
+  ParamKey,
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateParamValueMax))
+).check(Schema.isMaxProperties(L.templateParamsMax))
+export type TemplateParams = typeof TemplateParams.Type
+
+export const TemplateRaise = Schema.Struct({ params: TemplateParams }).annotate({ identifier: "TemplateRaise" })
+
+export const TemplateActionConfig = Schema.Struct({
+  type: Schema.Literal("record_update"),
+  baseId: Schema.String.check(Schema.isPattern(/^app[a-zA-Z0-9]{14}$/)),
+  tableId: Schema.String.check(Schema.isPattern(/^tbl[a-zA-Z0-9]{14}$/)),
+  recordIdParam: Schema.optional(ParamKey),
+  fields: Schema.Record(
+    Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
+    Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.actionFieldValueMax))
+  ).check(Schema.isMinProperties(L.actionFieldsMin), Schema.isMaxProperties(L.actionFieldsMax))
+}).annotate({ identifier: "TemplateActionConfig" })
+export type TemplateActionConfig = typeof TemplateActionConfig.Type
+
+export const TemplateOptionCreate = Schema.Struct({
+  label: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.optionLabelMax)),
+  description: Schema.optional(Schema.String.check(Schema.isMaxLength(L.optionDescriptionMax))),
+  consequence: Schema.optional(Schema.String.check(Schema.isMaxLength(L.optionConsequenceMax))),
+  action: Schema.optional(TemplateActionConfig)
+}).annotate({ identifier: "TemplateOptionCreate" })
+
+export const TemplateOption = Schema.Struct({
+  id: Schema.String,
+  position: Schema.Int,
+  label: Schema.String,
+  description: Schema.optional(Schema.String),
+  consequence: Schema.optional(Schema.String),
+  action: Schema.optional(TemplateActionConfig)
+}).annotate({ identifier: "TemplateOption" })
+export type TemplateOption = typeof TemplateOption.Type
+
+const TemplateOptions = Schema.Array(TemplateOptionCreate).check(
+  Schema.isMinLength(L.optionsMin),
+  Schema.isMaxLength(L.optionsMax)
+)
+
+export const TemplateCreate = Schema.Struct({
+  slug: Slug,
+  name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax)),
+  roleSlug: Slug,
+  titleTemplate: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax)),
+  bodyTemplate: Schema.optional(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax))),
+  urgency: Schema.optional(Urgency),
+  options: TemplateOptions
+}).annotate({ identifier: "TemplateCreate" })
+export type TemplateCreate = typeof TemplateCreate.Type
+
+export const Template = Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  name: Schema.String,
+  roleSlug: Schema.String,
+  titleTemplate: Schema.String,
+  bodyTemplate: Schema.optional(Schema.String),
+  urgency: Urgency,
+  options: Schema.Array(TemplateOption),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  archivedAt: Schema.optional(Schema.String)
+}).annotate({ identifier: "Template" })
+export type Template = typeof Template.Type
+
+/** Placeholders are `{{name}}`; whitespace inside the braces is allowed. */
+const placeholder = /\{\{\s*([a-zA-Z][a-zA-Z0-9-]*)\s*\}\}/g
+
+/** The placeholders a text uses, in order of first appearance. */
+export const placeholdersOf = (text: string): ReadonlyArray<string> => [
+  ...new Set([...text.matchAll(placeholder)].map((m) => m[1]!))
+]
+
+export interface MissingParams {
+  readonly _tag: "MissingParams"
+  /** Each placeholder with no param, with the template field that uses it. */
+  readonly missing: ReadonlyArray<{ readonly field: string; readonly param: string }>
+}
+
+/** Fills `{{param}}` placeholders; `extra` values (e.g. resolvedBy) are available too. */
+export const fill = (text: string, values: Readonly<Record<string, string>>): string =>
+  text.replace(placeholder, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole))
+
+/**
+ * Raising a template (document 2): title and body are filled from the params, every param becomes a
+ * fact, and a placeholder with no param is refused naming it. Record actions stay on the template; the
+ * decision's options keep the template option ids, so a chosen option finds its action.
+ */
+export const raise = (template: Template, params: TemplateParams): Result.Result<DecisionCreate, MissingParams> => {
+  const missing = [
+    ...placeholdersOf(template.titleTemplate).map((param) => ({ field: "titleTemplate", param })),
+    ...placeholdersOf(template.bodyTemplate ?? "").map((param) => ({ field: "bodyTemplate", param }))
+  ].filter(({ param }) => !Object.hasOwn(params, param))
+  for (const option of template.options) {
+    const action = option.action
+    if (action === undefined) continue
+    const recordParam = action.recordIdParam ?? "recordId"
+    if (!Object.hasOwn(params, recordParam))
+      missing.push({ field: `options.${option.position}.action.recordIdParam`, param: recordParam })
+    for (const [field, value] of Object.entries(action.fields)) {
+      for (const param of placeholdersOf(value)) {
+        if (param !== "resolvedBy" && param !== "resolvedAt" && !Object.hasOwn(params, param)) {
+          missing.push({ field: `options.${option.position}.action.fields.${field}`, param })
+        }
+      }
+    }
+  }
+  if (missing.length > 0) return Result.fail({ _tag: "MissingParams", missing })
+  const facts: Array<Fact> = Object.entries(params).map(([label, value]) => ({ label, value }))
+  const body = template.bodyTemplate === undefined ? undefined : fill(template.bodyTemplate, params)
+  return Result.succeed({
+    title: fill(template.titleTemplate, params).slice(0, L.titleMax),
+    roleSlug: template.roleSlug,
+    ...(body === undefined ? {} : { body }),
+    facts,
+    urgency: template.urgency,
+    options: template.options.map((o) => ({
+      id: o.id,
+      label: o.label,
+      ...(o.description === undefined ? {} : { description: o.description }),
+      ...(o.consequence === undefined ? {} : { consequence: o.consequence })
+    }))
+  })
+}

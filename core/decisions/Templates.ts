@@ -1,0 +1,166 @@
+import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { Forbidden, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { IdGenerator } from "../kernel/Ids.ts"
+import { Decisions as L } from "../kernel/Limits.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
+import { Urgency } from "./Decision.ts"
+import { Decisions, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
+import { UnknownRole, UnknownTemplate } from "./Errors.ts"
+import { RoleStore } from "./RoleStore.ts"
+import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
+import { TemplateStore } from "./TemplateStore.ts"
+
+/** Document 2, "TemplateUpdate": at least one property; `slug` never changes; `options` replaces the list. */
+export const TemplateUpdate = Schema.Struct({
+  slug: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax))),
+  roleSlug: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleSlugMax))),
+  titleTemplate: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax))),
+  bodyTemplate: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax)))),
+  urgency: Schema.optional(Urgency),
+  options: Schema.optional(
+    Schema.Array(TemplateOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax))
+  )
+}).annotate({ identifier: "TemplateUpdate" })
+export type TemplateUpdate = typeof TemplateUpdate.Type
+
+const invalid = (field: string, message: string) =>
+  new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
+
+/** Templates: admins keep them; callers and workspace users raise them into decisions. */
+export class Templates extends Context.Service<Templates, Effect.Success<typeof make>>()("core/decisions/Templates") {
+  static readonly layer = Layer.effect(
+    Templates,
+    Effect.suspend(() => make)
+  )
+}
+
+const make = Effect.gen(function* () {
+  const templates = yield* TemplateStore
+  const roles = yield* RoleStore
+  const decisions = yield* Decisions
+  const ids = yield* IdGenerator
+
+  const requireAdmin = (user: WorkspaceUser) =>
+    user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+
+  const requireRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const role = yield* roles.get(organizationId, slug)
+    if (role === undefined || role.archivedAt !== undefined) {
+      const all = yield* roles.list(organizationId)
+      return yield* new UnknownRole({ validRoles: all.filter((r) => r.archivedAt === undefined).map((r) => r.slug) })
+    }
+  })
+
+  const withOptionIds = (options: TemplateCreate["options"]) =>
+    Effect.forEach(options, (option, position) =>
+      Effect.map(ids.next, (id) => ({ ...option, id: `opt_${id.toLowerCase()}`, position }))
+    )
+
+  const existing = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const template = yield* templates.get(organizationId, slug)
+    if (template === undefined) return yield* new NotFound({ message: "No such template." })
+    return template
+  })
+
+  const list = Effect.fn("Templates.list")(function* (user: WorkspaceUser) {
+    return yield* templates.list(user.organizationId)
+  })
+
+  const get = Effect.fn("Templates.get")(function* (user: WorkspaceUser, slug: string) {
+    return yield* existing(user.organizationId, slug)
+  })
+
+  const create = Effect.fn("Templates.create")(function* (user: WorkspaceUser, input: TemplateCreate) {
+    yield* requireAdmin(user)
+    yield* requireRole(user.organizationId, input.roleSlug)
+    const at = isoAt(yield* Clock.currentTimeMillis)
+    const template: Template = {
+      id: yield* ids.next,
+      slug: input.slug,
+      name: input.name,
+      roleSlug: input.roleSlug,
+      titleTemplate: input.titleTemplate,
+      ...(input.bodyTemplate === undefined ? {} : { bodyTemplate: input.bodyTemplate }),
+      urgency: input.urgency ?? "normal",
+      options: yield* withOptionIds(input.options),
+      createdAt: at,
+      updatedAt: at
+    }
+    if (!(yield* templates.create(user.organizationId, template))) {
+      return yield* invalid("slug", "a template with this slug already exists")
+    }
+    return template
+  })
+
+  const update = Effect.fn("Templates.update")(function* (user: WorkspaceUser, slug: string, patch: TemplateUpdate) {
+    yield* requireAdmin(user)
+    const current = yield* existing(user.organizationId, slug)
+    if (patch.slug !== undefined && patch.slug !== slug) return yield* invalid("slug", "cannot be changed")
+    const { slug: _slug, ...changes } = patch
+    if (Object.values(changes).every((v) => v === undefined)) {
+      return yield* invalid("body", "name at least one property to change")
+    }
+    if (changes.roleSlug !== undefined) yield* requireRole(user.organizationId, changes.roleSlug)
+    const { bodyTemplate: _body, ...rest } = current
+    const bodyTemplate = changes.bodyTemplate === undefined ? current.bodyTemplate : (changes.bodyTemplate ?? undefined)
+    const next: Template = {
+      ...rest,
+      ...(changes.name === undefined ? {} : { name: changes.name }),
+      ...(changes.roleSlug === undefined ? {} : { roleSlug: changes.roleSlug }),
+      ...(changes.titleTemplate === undefined ? {} : { titleTemplate: changes.titleTemplate }),
+      ...(bodyTemplate === undefined ? {} : { bodyTemplate }),
+      ...(changes.urgency === undefined ? {} : { urgency: changes.urgency }),
+      ...(changes.options === undefined ? {} : { options: yield* withOptionIds(changes.options) }),
+      updatedAt: isoAt(yield* Clock.currentTimeMillis)
+    }
+    yield* templates.replace(user.organizationId, next)
+    return next
+  })
+
+  const archive = Effect.fn("Templates.archive")(function* (user: WorkspaceUser, slug: string) {
+    yield* requireAdmin(user)
+    const current = yield* existing(user.organizationId, slug)
+    if (current.archivedAt !== undefined) return current
+    const at = isoAt(yield* Clock.currentTimeMillis)
+    const next: Template = { ...current, archivedAt: at, updatedAt: at }
+    yield* templates.replace(user.organizationId, next)
+    return next
+  })
+
+  /** Raising creates a decision (document 2): an unknown or archived template is `unknown_template`. */
+  const raiseTemplate = Effect.fn("Templates.raise")(function* (
+    caller: CallerIdentity,
+    slug: string,
+    params: TemplateParams
+  ) {
+    const template = yield* templates.get(caller.organizationId, slug)
+    if (template === undefined || template.archivedAt !== undefined) {
+      const all = yield* templates.list(caller.organizationId)
+      return yield* new UnknownTemplate({
+        validTemplates: all.filter((t) => t.archivedAt === undefined).map((t) => t.slug)
+      })
+    }
+    const input = raise(template, params)
+    if (Result.isFailure(input)) {
+      return yield* new ValidationError({
+        message: "The template needs params it was not given.",
+        details: input.failure.missing.map(({ field, param }) => ({
+          field: `params.${param}`,
+          message: `is used by ${field} but was not given`
+        }))
+      })
+    }
+    return yield* decisions.create(caller, input.success)
+  })
+
+  /** A workspace user raises as themselves: the decision's caller is their email. */
+  const raiseAsUser = (user: WorkspaceUser, slug: string, params: TemplateParams) =>
+    raiseTemplate(
+      { organizationId: user.organizationId, callerName: user.email, keyId: `user:${user.email}` },
+      slug,
+      params
+    )
+
+  return { list, get, create, update, archive, raise: raiseTemplate, raiseAsUser }
+})
