@@ -2,6 +2,10 @@ import { Effect, Layer } from "effect"
 import type { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { RoleStore } from "../../../core/decisions/RoleStore.ts"
 
+// Code-unit order, as SQL's "C" collation sorts: `localeCompare` depends on the machine's ICU data and
+// locale, and puts "a_b@x" before "a.b@x" where every byte-wise order puts it after.
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 interface Row {
   role: Omit<Role, "memberCount">
   readonly members: Map<string, Assignment>
@@ -20,7 +24,7 @@ export const RoleStoreMemory = Layer.sync(RoleStore, () => {
       Effect.sync(() =>
         ofOrganization(organizationId)
           .map(show)
-          .sort((a, b) => a.slug.localeCompare(b.slug))
+          .sort((a, b) => byCodeUnits(a.slug, b.slug))
       ),
     get: (organizationId, slug) =>
       Effect.sync(() => {
@@ -67,7 +71,7 @@ export const RoleStoreMemory = Layer.sync(RoleStore, () => {
     assignments: (organizationId, slug) =>
       Effect.sync(() =>
         [...(rows.get(key(organizationId, slug))?.members.values() ?? [])].sort((a, b) =>
-          a.memberEmail.localeCompare(b.memberEmail)
+          byCodeUnits(a.memberEmail, b.memberEmail)
         )
       ),
     assign: (organizationId, slug, assignment) =>

@@ -39,8 +39,7 @@ const instant = (iso: string): string | null => {
 const columns = (decision: Decision) => ({
   roleSlug: decision.roleSlug,
   status: decision.status,
-  directAssigneeEmail:
-    decision.directAssigneeEmail === undefined ? null : normalizeEmail(decision.directAssigneeEmail),
+  directAssigneeEmail: decision.directAssigneeEmail === undefined ? null : normalizeEmail(decision.directAssigneeEmail),
   expiresAt: decision.expiresAt === undefined ? null : instant(decision.expiresAt),
   createdAt: instant(decision.createdAt),
   doc: JSON.stringify(decision)

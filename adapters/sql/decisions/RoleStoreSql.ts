@@ -195,7 +195,11 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
       assignments: Effect.fn("RoleStoreSql.assignments")(function* (organizationId: string, slug: string) {
         return (yield* assignmentRows({ organizationId, slug })).map(toAssignment)
       }, Effect.orDie),
-      assign: Effect.fn("RoleStoreSql.assign")(function* (organizationId: string, slug: string, assignment: Assignment) {
+      assign: Effect.fn("RoleStoreSql.assign")(function* (
+        organizationId: string,
+        slug: string,
+        assignment: Assignment
+      ) {
         yield* assignRow({ organizationId, slug, ...assignment })
       }, Effect.orDie),
       unassign: Effect.fn("RoleStoreSql.unassign")(function* (organizationId: string, slug: string, email: string) {
