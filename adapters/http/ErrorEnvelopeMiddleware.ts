@@ -3,6 +3,7 @@ import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, Htt
 import { HttpApiError } from "effect/http-api"
 import type { ErrorCode } from "../../core/kernel/index.ts"
 import { errorResponse, validationCode, type CodeDialect } from "./ErrorResponse.ts"
+import { rejectNul } from "./NulGuard.ts"
 
 /** How a service renders an error body: the envelope (documents 1, 2) or `{error}` (document 3's legacy shape). */
 export type ErrorRenderer = (
@@ -78,7 +79,7 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const response = yield* httpEffect.pipe(
+        const response = yield* rejectNul(httpEffect, render, validation).pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
           Effect.catchCause((cause) => fromCause(request, cause))
         )

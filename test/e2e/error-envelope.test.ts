@@ -116,6 +116,21 @@ describe("the error envelope on every route", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("refuses NUL characters in a body or path with VALIDATION_ERROR, for every adapter alike", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const escaped = yield* post(`${baseUrl}/things`, '{"name":"a\\u0000b","count":1}')
+      assert.strictEqual(escaped.status, 400)
+      assert.strictEqual(escaped.json.error.code, "VALIDATION_ERROR")
+      const inKey = yield* post(`${baseUrl}/things`, '{"name":"ok","count":1,"x\\u0000":1}')
+      assert.strictEqual(inKey.status, 400)
+      const literal = yield* post(`${baseUrl}/things`, '{"name":"a\\\\u0000b","count":1}')
+      assert.strictEqual(literal.status, 200, "an escaped backslash followed by u0000 is ordinary text")
+      const inPath = yield* request(`${baseUrl}/things%00`)
+      assert.strictEqual(inPath.status, 400)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("answers a body over the route's limit 413 with the envelope", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve(Effect.void)
