@@ -1,0 +1,139 @@
+import { Result } from "effect"
+import { Decisions as L } from "../kernel/Limits.ts"
+import { safeMessage } from "../kernel/SafeMessage.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
+
+/**
+ * Record actions (document 2, "DecisionActionView"), one per template option that carries one. The
+ * statuses' transitions are "not shown" in the document; ours, as a pure and total machine:
+ *
+ *   armed ──resolved with its option──▶ queued ──succeeded──▶ succeeded
+ *   armed ──resolved otherwise────────▶ not_triggered
+ *   queued | retrying ──failed, retryable, attempts left──▶ retrying (nextAttemptAt)
+ *   queued | retrying ──failed otherwise──▶ dead_lettered ──retry (manual)──▶ queued
+ *   queued | retrying ──no credentials──▶ waiting_for_setup ──credentials set──▶ queued
+ *
+ * Every other (status, event) pair is refused and changes nothing.
+ */
+export const ActionStatus = [
+  "armed",
+  "not_triggered",
+  "queued",
+  "waiting_for_setup",
+  "retrying",
+  "succeeded",
+  "dead_lettered"
+] as const
+export type ActionStatus = (typeof ActionStatus)[number]
+
+export interface ActionState {
+  readonly id: string
+  readonly optionId: string
+  readonly type: "record_update"
+  readonly summary: string
+  readonly status: ActionStatus
+  readonly attempts: number
+  readonly lastError?: string
+  readonly triggeredAt?: string
+  readonly completedAt?: string
+  readonly nextAttemptAt?: string
+}
+
+export type ActionEvent =
+  /** The decision resolved; `appliedOptionId` is the chosen (or default-on-expiry) option, if any. */
+  | { readonly _tag: "DecisionResolved"; readonly appliedOptionId: string | undefined }
+  | { readonly _tag: "Succeeded" }
+  | { readonly _tag: "Failed"; readonly error: string; readonly retryable: boolean }
+  | { readonly _tag: "NoCredentials" }
+  | { readonly _tag: "CredentialsSet" }
+  | { readonly _tag: "Retry" }
+
+export interface RetryPolicy {
+  /** Attempts before an action is dead-lettered. */
+  readonly maxAttempts: number
+  /** Delay before retry n (1-based), before jitter. */
+  readonly delayMs: (attempt: number) => number
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 6,
+  delayMs: (attempt) => Math.min(30_000 * 2 ** (attempt - 1), 60 * 60 * 1000)
+}
+
+export interface Refused {
+  readonly _tag: "Refused"
+  readonly status: ActionStatus
+  readonly event: ActionEvent["_tag"]
+}
+
+/** The error as the decision shows it: at most 200 characters, user-safe. */
+export const actionError = (error: string): string =>
+  safeMessage("UPSTREAM_ERROR", error).slice(0, L.actionLastErrorMax)
+
+const without = <K extends keyof ActionState>(state: ActionState, ...keys: ReadonlyArray<K>): ActionState => {
+  const next: Record<string, unknown> = { ...state }
+  for (const key of keys) delete next[key]
+  return next as unknown as ActionState
+}
+
+/**
+ * One step. `jitter` in [0, 1) spreads retries (it comes from the edge, like `now`); the delay is
+ * scaled into [50%, 100%] of the policy's delay.
+ */
+export const stepAction = (
+  state: ActionState,
+  event: ActionEvent,
+  nowMs: number,
+  jitter: number,
+  policy: RetryPolicy = defaultRetryPolicy
+): Result.Result<ActionState, Refused> => {
+  const refuse = () => Result.fail<Refused>({ _tag: "Refused", status: state.status, event: event._tag })
+  const now = isoAt(nowMs)
+  switch (event._tag) {
+    case "DecisionResolved":
+      if (state.status !== "armed") return refuse()
+      return Result.succeed(
+        event.appliedOptionId === state.optionId
+          ? { ...state, status: "queued", triggeredAt: now }
+          : { ...state, status: "not_triggered" }
+      )
+    case "Succeeded":
+      if (state.status !== "queued" && state.status !== "retrying") return refuse()
+      return Result.succeed({
+        ...without(state, "nextAttemptAt"),
+        status: "succeeded",
+        attempts: state.attempts + 1,
+        completedAt: now
+      })
+    case "Failed": {
+      if (state.status !== "queued" && state.status !== "retrying") return refuse()
+      const attempts = state.attempts + 1
+      const lastError = actionError(event.error)
+      if (event.retryable && attempts < policy.maxAttempts) {
+        const delay = Math.round(policy.delayMs(attempts) * (0.5 + Math.min(Math.max(jitter, 0), 0.999) / 2))
+        return Result.succeed({
+          ...state,
+          status: "retrying",
+          attempts,
+          lastError,
+          nextAttemptAt: isoAt(nowMs + delay)
+        })
+      }
+      return Result.succeed({ ...without(state, "nextAttemptAt"), status: "dead_lettered", attempts, lastError })
+    }
+    case "NoCredentials":
+      if (state.status !== "queued" && state.status !== "retrying") return refuse()
+      return Result.succeed({ ...without(state, "nextAttemptAt"), status: "waiting_for_setup" })
+    case "CredentialsSet":
+      if (state.status !== "waiting_for_setup") return refuse()
+      return Result.succeed({ ...state, status: "queued" })
+    case "Retry":
+      if (state.status !== "dead_lettered") return refuse()
+      return Result.succeed({ ...without(state, "nextAttemptAt"), status: "queued" })
+  }
+}
+
+/** An action is the worker's to perform now: queued, or retrying and due. */
+export const isRunnable = (state: ActionState, nowMs: number): boolean =>
+  state.status === "queued" ||
+  (state.status === "retrying" && state.nextAttemptAt !== undefined && Date.parse(state.nextAttemptAt) <= nowMs)
