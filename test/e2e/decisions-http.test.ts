@@ -1,9 +1,11 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
 import { mintToken } from "../support/Tokens.ts"
 
@@ -23,12 +25,18 @@ const settings = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => 
   ...overrides
 })
 
+/** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
+const backends = [
+  { name: "memory", data: Layer.merge(DecisionsMemory, IdempotencyStoreMemory) },
+  { name: "sql", data: decisionsSqlOn(pglite) }
+]
+
+let data = backends[0]!.data
+
 const serve = (overrides: Partial<ServiceSettings> = {}) =>
   serveForTest(
     decisionsRoutes(settings(overrides)).pipe(
-      Layer.provide(
-        Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, Layer.succeed(Readiness)({ check: Effect.void }))
-      )
+      Layer.provide(Layer.mergeAll(data, Layer.succeed(Readiness)({ check: Effect.void })))
     )
   )
 
@@ -110,7 +118,11 @@ const create = (
 
 const code = (answer: Answer) => answer.json?.error?.code
 
-describe("decisions over HTTP (both planes, real socket)", () => {
+describe.each(backends)("decisions over HTTP (both planes, real socket, $name adapters)", (backend) => {
+  beforeAll(() => {
+    data = backend.data
+  })
+
   it.live("walks a decision from a caller to a role holder and back to a long-polling caller", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()

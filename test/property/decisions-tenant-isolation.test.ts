@@ -1,10 +1,13 @@
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Exit, ManagedRuntime } from "effect"
+import { randomUUID } from "node:crypto"
 import * as fc from "fast-check"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
+import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 
-const orgs = ["org_a", "org_b", "org_c"] as const
+const orgNames = ["org_a", "org_b", "org_c"] as const
 
 const admin = (organizationId: string): WorkspaceUser => ({
   organizationId,
@@ -16,17 +19,29 @@ const admin = (organizationId: string): WorkspaceUser => ({
  * With random decisions in several organizations, no caller key or workspace user of one organization
  * ever reads, lists or changes a decision of another: every attempt answers NotFound and changes nothing.
  */
-describe("decisions tenant isolation (property)", () => {
+const backends = [
+  { name: "memory", runtime: () => ManagedRuntime.make(DecisionsMemory) },
+  { name: "sql (PGlite)", runtime: () => ManagedRuntime.make(decisionsSqlOn(pglite)) }
+]
+
+describe.each(backends)("decisions tenant isolation (property, $name)", (backend) => {
+  // One store for the whole property; every run works in organizations of its own.
+  let runtime: ReturnType<typeof backend.runtime>
+  beforeAll(() => {
+    runtime = backend.runtime()
+  })
+  afterAll(() => runtime.dispose())
+
   it("no identity ever reads or changes another organization's decision", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ org: fc.constantFrom(...orgs), title: fc.string({ minLength: 1, maxLength: 30 }) }), {
+        fc.array(fc.record({ org: fc.constantFrom(...orgNames), title: fc.string({ minLength: 1, maxLength: 30 }) }), {
           minLength: 1,
           maxLength: 12
         }),
         fc.array(
           fc.tuple(
-            fc.constantFrom(...orgs),
+            fc.constantFrom(...orgNames),
             fc.nat(),
             fc.constantFrom("get", "choose", "decline", "ask", "route", "cancel", "answer", "wait")
           ),
@@ -36,6 +51,9 @@ describe("decisions tenant isolation (property)", () => {
         ),
         (specs, attempts) =>
           Effect.gen(function* () {
+            const run = randomUUID().slice(0, 8)
+            const orgs = orgNames.map((name) => `${name}_${run}`)
+            const orgOf = (name: (typeof orgNames)[number]) => `${name}_${run}`
             const decisions = yield* Decisions
             const callers = new Map<string, CallerIdentity>()
             for (const org of orgs) {
@@ -48,14 +66,15 @@ describe("decisions tenant isolation (property)", () => {
             }
             const made = []
             for (const spec of specs) {
-              const view = yield* decisions.create(callers.get(spec.org)!, {
+              const view = yield* decisions.create(callers.get(orgOf(spec.org))!, {
                 title: spec.title,
                 roleSlug: "ops",
                 options: [{ label: "Yes" }, { label: "No" }]
               })
               made.push(view.decision)
             }
-            for (const [org, index, action] of attempts) {
+            for (const [orgName, index, action] of attempts) {
+              const org = orgOf(orgName)
               const target = made[index % made.length]!
               if (target.organizationId === org) continue
               const before = yield* decisions.get(target.organizationId, target.id)
@@ -94,7 +113,7 @@ describe("decisions tenant isolation (property)", () => {
               assert.isTrue(page.decisions.every((d) => d.organizationId === org))
               assert.strictEqual(page.decisions.length, made.filter((d) => d.organizationId === org).length)
             }
-          }).pipe(Effect.provide(DecisionsMemory), Effect.runPromise)
+          }).pipe((effect) => runtime.runPromise(effect))
       ),
       { numRuns: 40 }
     )

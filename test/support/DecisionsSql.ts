@@ -1,0 +1,19 @@
+import { Layer } from "effect"
+import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
+import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
+import { Decisions } from "../../core/decisions/Decisions.ts"
+import { Templates } from "../../core/decisions/Templates.ts"
+import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import type { SqlBackend } from "./Databases.ts"
+
+/** The decisions use cases and the idempotency store over the SQL adapters, on a fresh migrated database. */
+export const decisionsSqlOn = (backend: SqlBackend) =>
+  Templates.layer.pipe(
+    Layer.provideMerge(Decisions.layer),
+    Layer.provideMerge(Layer.merge(DecisionsDataSql, IdGeneratorUlid)),
+    Layer.provideMerge(IdempotencyStoreSql("decisions")),
+    Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
+    Layer.provide(backend.layer)
+  )
