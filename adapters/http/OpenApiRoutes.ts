@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { OpenApi, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { Limits, takeHit } from "../../core/kernel/index.ts"
@@ -76,5 +76,3 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
       )
     })
   )
-
-export type OpenApiRoutes = Layer.Layer<never, never, HttpRouter.HttpRouter>
