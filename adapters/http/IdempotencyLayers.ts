@@ -94,16 +94,12 @@ const guard =
 export const IdempotencyLayers = (options: { readonly dialect: CodeDialect } & RunIdempotentOptions) =>
   Layer.effect(
     IdempotencyRequired,
-    Effect.map(IdempotencyStore, (store) =>
-      IdempotencyRequired.of(guard(true, options.dialect, options, store) as never)
-    )
+    Effect.map(IdempotencyStore, (store) => IdempotencyRequired.of(guard(true, options.dialect, options, store)))
   ).pipe(
     Layer.merge(
       Layer.effect(
         IdempotencyOptional,
-        Effect.map(IdempotencyStore, (store) =>
-          IdempotencyOptional.of(guard(false, options.dialect, options, store) as never)
-        )
+        Effect.map(IdempotencyStore, (store) => IdempotencyOptional.of(guard(false, options.dialect, options, store)))
       )
     )
   )

@@ -29,7 +29,7 @@ const guard =
     )
 
 export const DecisionsServiceKeyLayer = (config: ServiceKeyConfig) =>
-  Layer.succeed(DecisionsServiceKey)({ decisionsApiKey: guard(config) } as never)
+  Layer.succeed(DecisionsServiceKey)({ decisionsApiKey: guard(config) })
 
 export const TasksServiceKeyLayer = (config: ServiceKeyConfig) =>
-  Layer.succeed(TasksServiceKey)({ tasksApiKey: guard(config) } as never)
+  Layer.succeed(TasksServiceKey)({ tasksApiKey: guard(config) })
