@@ -5,7 +5,7 @@ import { HttpApiMiddleware } from "effect/http-api"
 export class IdempotencyScope extends Context.Service<IdempotencyScope, string>()("adapters/http/IdempotencyScope") {}
 
 const keyHeader = Schema.Struct({
-  "idempotency-key": Schema.optional(Schema.String)
+  "idempotency-key": Schema.optionalKey(Schema.String)
 })
 
 /** A mutation that must carry `Idempotency-Key` (document 2: creating a decision, raising a template). */

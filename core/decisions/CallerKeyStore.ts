@@ -7,8 +7,8 @@ export const ApiKey = Schema.Struct({
   keyPrefix: Schema.String,
   createdBy: Schema.String,
   createdAt: Schema.String,
-  lastUsedAt: Schema.optional(Schema.String),
-  revokedAt: Schema.optional(Schema.String)
+  lastUsedAt: Schema.optionalKey(Schema.String),
+  revokedAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type
 

@@ -41,20 +41,20 @@ export type Link = typeof Link.Type
 export const OptionId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
 
 export const DecisionOptionCreate = Schema.Struct({
-  id: Schema.optional(OptionId),
+  id: Schema.optionalKey(OptionId),
   label: bounded(1, L.optionLabelMax),
-  description: Schema.optional(atMost(L.optionDescriptionMax)),
-  consequence: Schema.optional(atMost(L.optionConsequenceMax)),
-  default: Schema.optional(Schema.Boolean)
+  description: Schema.optionalKey(atMost(L.optionDescriptionMax)),
+  consequence: Schema.optionalKey(atMost(L.optionConsequenceMax)),
+  default: Schema.optionalKey(Schema.Boolean)
 })
 export type DecisionOptionCreate = typeof DecisionOptionCreate.Type
 
 export const DecisionOption = Schema.Struct({
   id: OptionId,
   label: Schema.String,
-  description: Schema.optional(Schema.String),
-  consequence: Schema.optional(Schema.String),
-  default: Schema.optional(Schema.Boolean)
+  description: Schema.optionalKey(Schema.String),
+  consequence: Schema.optionalKey(Schema.String),
+  default: Schema.optionalKey(Schema.Boolean)
 }).annotate({ identifier: "DecisionOption" })
 export type DecisionOption = typeof DecisionOption.Type
 
@@ -64,14 +64,14 @@ export const DecisionCreate = Schema.Struct({
   options: Schema.Array(DecisionOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax)),
   // Document 2: markdown over 32,768 characters is "payload too large" (413), not a validation error, so
   // the bound is checked by the use case rather than here.
-  body: Schema.optional(
+  body: Schema.optionalKey(
     Schema.String.annotate({ description: `Markdown, at most ${L.bodyMax} characters (longer is 413)` })
   ),
-  facts: Schema.optional(Schema.Array(Fact).check(Schema.isMaxLength(L.factsMax))),
-  links: Schema.optional(Schema.Array(Link).check(Schema.isMaxLength(L.linksMax))),
-  urgency: Schema.optional(Urgency),
-  expiresAt: Schema.optional(IsoDateTime),
-  directAssigneeEmail: Schema.optional(Email)
+  facts: Schema.optionalKey(Schema.Array(Fact).check(Schema.isMaxLength(L.factsMax))),
+  links: Schema.optionalKey(Schema.Array(Link).check(Schema.isMaxLength(L.linksMax))),
+  urgency: Schema.optionalKey(Urgency),
+  expiresAt: Schema.optionalKey(IsoDateTime),
+  directAssigneeEmail: Schema.optionalKey(Email)
 }).annotate({ identifier: "DecisionCreate" })
 export type DecisionCreate = typeof DecisionCreate.Type
 
@@ -82,8 +82,8 @@ export const expiryActor = "system:expiry"
 
 export const Resolution = Schema.Struct({
   kind: ResolutionKind,
-  optionId: Schema.optional(Schema.String),
-  rationale: Schema.optional(Schema.String),
+  optionId: Schema.optionalKey(Schema.String),
+  rationale: Schema.optionalKey(Schema.String),
   decidedBy: Schema.String,
   decidedAt: Schema.String
 }).annotate({ identifier: "Resolution" })
@@ -94,18 +94,18 @@ export const InfoRequest = Schema.Struct({
   question: Schema.String,
   askedBy: Schema.String,
   askedAt: Schema.String,
-  answer: Schema.optional(Schema.String),
-  answeredAt: Schema.optional(Schema.String)
+  answer: Schema.optionalKey(Schema.String),
+  answeredAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "InfoRequest" })
 export type InfoRequest = typeof InfoRequest.Type
 
 export const AssignmentChange = Schema.Struct({
   actor: Schema.String,
   at: Schema.String,
-  fromRole: Schema.optional(Schema.String),
-  toRole: Schema.optional(Schema.String),
-  toEmail: Schema.optional(Schema.String),
-  note: Schema.optional(Schema.String)
+  fromRole: Schema.optionalKey(Schema.String),
+  toRole: Schema.optionalKey(Schema.String),
+  toEmail: Schema.optionalKey(Schema.String),
+  note: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "AssignmentChange" })
 export type AssignmentChange = typeof AssignmentChange.Type
 
@@ -117,15 +117,15 @@ export const Decision = Schema.Struct({
   roleSlug: Schema.String,
   status: DecisionStatus,
   title: Schema.String,
-  body: Schema.optional(Schema.String),
+  body: Schema.optionalKey(Schema.String),
   facts: Schema.Array(Fact),
   links: Schema.Array(Link),
   options: Schema.Array(DecisionOption),
   urgency: Urgency,
-  expiresAt: Schema.optional(Schema.String),
-  defaultOptionId: Schema.optional(Schema.String),
-  directAssigneeEmail: Schema.optional(Schema.String),
-  resolution: Schema.optional(Resolution),
+  expiresAt: Schema.optionalKey(Schema.String),
+  defaultOptionId: Schema.optionalKey(Schema.String),
+  directAssigneeEmail: Schema.optionalKey(Schema.String),
+  resolution: Schema.optionalKey(Resolution),
   infoRequests: Schema.Array(InfoRequest),
   assignmentHistory: Schema.Array(AssignmentChange),
   createdAt: Schema.String,

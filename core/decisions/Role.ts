@@ -8,23 +8,23 @@ export const Role = Schema.Struct({
   id: Schema.String,
   slug: Schema.String,
   name: Schema.String,
-  description: Schema.optional(Schema.String),
+  description: Schema.optionalKey(Schema.String),
   memberCount: Schema.Int,
   createdAt: Schema.String,
-  archivedAt: Schema.optional(Schema.String)
+  archivedAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "Role" })
 export type Role = typeof Role.Type
 
 export const RoleCreate = Schema.Struct({
   slug: Slug,
   name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleNameMax)),
-  description: Schema.optional(Schema.String.check(Schema.isMaxLength(L.roleDescriptionMax)))
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.roleDescriptionMax)))
 }).annotate({ identifier: "RoleCreate" })
 export type RoleCreate = typeof RoleCreate.Type
 
 export const RoleUpdate = Schema.Struct({
-  name: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleNameMax))),
-  description: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(L.roleDescriptionMax))))
+  name: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleNameMax))),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(L.roleDescriptionMax))))
 }).annotate({ identifier: "RoleUpdate" })
 export type RoleUpdate = typeof RoleUpdate.Type
 

@@ -20,7 +20,7 @@ export const TemplateActionConfig = Schema.Struct({
   type: Schema.Literal("record_update"),
   baseId: Schema.String.check(Schema.isPattern(/^app[a-zA-Z0-9]{14}$/)),
   tableId: Schema.String.check(Schema.isPattern(/^tbl[a-zA-Z0-9]{14}$/)),
-  recordIdParam: Schema.optional(ParamKey),
+  recordIdParam: Schema.optionalKey(ParamKey),
   fields: Schema.Record(
     Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
     Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.actionFieldValueMax))
@@ -30,18 +30,18 @@ export type TemplateActionConfig = typeof TemplateActionConfig.Type
 
 export const TemplateOptionCreate = Schema.Struct({
   label: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.optionLabelMax)),
-  description: Schema.optional(Schema.String.check(Schema.isMaxLength(L.optionDescriptionMax))),
-  consequence: Schema.optional(Schema.String.check(Schema.isMaxLength(L.optionConsequenceMax))),
-  action: Schema.optional(TemplateActionConfig)
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.optionDescriptionMax))),
+  consequence: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.optionConsequenceMax))),
+  action: Schema.optionalKey(TemplateActionConfig)
 }).annotate({ identifier: "TemplateOptionCreate" })
 
 export const TemplateOption = Schema.Struct({
   id: Schema.String,
   position: Schema.Int,
   label: Schema.String,
-  description: Schema.optional(Schema.String),
-  consequence: Schema.optional(Schema.String),
-  action: Schema.optional(TemplateActionConfig)
+  description: Schema.optionalKey(Schema.String),
+  consequence: Schema.optionalKey(Schema.String),
+  action: Schema.optionalKey(TemplateActionConfig)
 }).annotate({ identifier: "TemplateOption" })
 export type TemplateOption = typeof TemplateOption.Type
 
@@ -55,8 +55,8 @@ export const TemplateCreate = Schema.Struct({
   name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax)),
   roleSlug: Slug,
   titleTemplate: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax)),
-  bodyTemplate: Schema.optional(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax))),
-  urgency: Schema.optional(Urgency),
+  bodyTemplate: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax))),
+  urgency: Schema.optionalKey(Urgency),
   options: TemplateOptions
 }).annotate({ identifier: "TemplateCreate" })
 export type TemplateCreate = typeof TemplateCreate.Type
@@ -67,12 +67,12 @@ export const Template = Schema.Struct({
   name: Schema.String,
   roleSlug: Schema.String,
   titleTemplate: Schema.String,
-  bodyTemplate: Schema.optional(Schema.String),
+  bodyTemplate: Schema.optionalKey(Schema.String),
   urgency: Urgency,
   options: Schema.Array(TemplateOption),
   createdAt: Schema.String,
   updatedAt: Schema.String,
-  archivedAt: Schema.optional(Schema.String)
+  archivedAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "Template" })
 export type Template = typeof Template.Type
 

@@ -12,13 +12,13 @@ import { TemplateStore } from "./TemplateStore.ts"
 
 /** Document 2, "TemplateUpdate": at least one property; `slug` never changes; `options` replaces the list. */
 export const TemplateUpdate = Schema.Struct({
-  slug: Schema.optional(Schema.String),
-  name: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax))),
-  roleSlug: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleSlugMax))),
-  titleTemplate: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax))),
-  bodyTemplate: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax)))),
-  urgency: Schema.optional(Urgency),
-  options: Schema.optional(
+  slug: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax))),
+  roleSlug: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.roleSlugMax))),
+  titleTemplate: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax))),
+  bodyTemplate: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax)))),
+  urgency: Schema.optionalKey(Urgency),
+  options: Schema.optionalKey(
     Schema.Array(TemplateOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax))
   )
 }).annotate({ identifier: "TemplateUpdate" })

@@ -33,6 +33,6 @@ export const ErrorEnvelopeSchema = Schema.Struct({
   error: Schema.Struct({
     code: Schema.String,
     message: Schema.String,
-    details: Schema.optional(Schema.Unknown)
+    details: Schema.optionalKey(Schema.Unknown)
   })
 }).annotate({ identifier: "ErrorEnvelope" })

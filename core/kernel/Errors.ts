@@ -7,18 +7,18 @@ import { Schema } from "effect"
  */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   message: Schema.String,
-  details: Schema.optional(Schema.Unknown)
+  details: Schema.optionalKey(Schema.Unknown)
 }) {}
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}) {}
 
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
-  message: Schema.optional(Schema.String)
+  message: Schema.optionalKey(Schema.String)
 }) {}
 
 /** A missing row and someone else's row are the same NotFound (document 1, "Errors"). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
-  message: Schema.optional(Schema.String)
+  message: Schema.optionalKey(Schema.String)
 }) {}
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
@@ -30,17 +30,17 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 }) {}
 
 export class NotConfigured extends Schema.TaggedError<NotConfigured>()("NotConfigured", {
-  message: Schema.optional(Schema.String)
+  message: Schema.optionalKey(Schema.String)
 }) {}
 
 /** A dependency failed; the cause is kept for logs and never shown. */
 export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", {
-  message: Schema.optional(Schema.String),
-  cause: Schema.optional(Schema.Defect())
+  message: Schema.optionalKey(Schema.String),
+  cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
 /** A dependency needed to authorize is down: deny (document 1, UNAVAILABLE). */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
-  message: Schema.optional(Schema.String),
-  cause: Schema.optional(Schema.Defect())
+  message: Schema.optionalKey(Schema.String),
+  cause: Schema.optionalKey(Schema.Defect())
 }) {}

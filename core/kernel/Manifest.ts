@@ -10,31 +10,31 @@ export const ContractVersion = Schema.Literal("v1")
 export const Manifest = Schema.Struct({
   service: Schema.String,
   displayName: Schema.String,
-  tagline: Schema.optional(Schema.String.check(Schema.isMaxLength(Hub.manifestTaglineMax))),
+  tagline: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(Hub.manifestTaglineMax))),
   contractVersion: ContractVersion,
   requiredTier: Tier,
-  addOn: Schema.optional(Schema.Boolean),
-  workspaceRoute: Schema.optional(Schema.String.check(Schema.isStartingWith("/"))),
-  capabilities: Schema.optional(
+  addOn: Schema.optionalKey(Schema.Boolean),
+  workspaceRoute: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("/"))),
+  capabilities: Schema.optionalKey(
     Schema.Struct({
-      summary: Schema.optional(Schema.Boolean),
-      activity: Schema.optional(Schema.Boolean),
-      search: Schema.optional(Schema.Boolean),
-      notifications: Schema.optional(Schema.Boolean),
-      deepLinks: Schema.optional(Schema.Boolean),
-      pages: Schema.optional(Schema.Boolean),
-      embed: Schema.optional(Schema.NullOr(Schema.Struct({ url: Schema.String })))
+      summary: Schema.optionalKey(Schema.Boolean),
+      activity: Schema.optionalKey(Schema.Boolean),
+      search: Schema.optionalKey(Schema.Boolean),
+      notifications: Schema.optionalKey(Schema.Boolean),
+      deepLinks: Schema.optionalKey(Schema.Boolean),
+      pages: Schema.optionalKey(Schema.Boolean),
+      embed: Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: Schema.String })))
     })
   ),
-  emittedEvents: Schema.optional(Schema.Array(Schema.String)),
-  consumesFacts: Schema.optional(Schema.Array(Schema.String)),
-  webhook: Schema.optional(Schema.Struct({ retrySchedule: Schema.Array(Schema.Int) }))
+  emittedEvents: Schema.optionalKey(Schema.Array(Schema.String)),
+  consumesFacts: Schema.optionalKey(Schema.Array(Schema.String)),
+  webhook: Schema.optionalKey(Schema.Struct({ retrySchedule: Schema.Array(Schema.Int) }))
 }).annotate({ identifier: "Manifest" })
 export type Manifest = typeof Manifest.Type
 
 export const VersionInfo = Schema.Struct({
-  service: Schema.optional(Schema.String),
-  contractVersion: Schema.optional(Schema.String),
-  build: Schema.optional(Schema.String)
+  service: Schema.optionalKey(Schema.String),
+  contractVersion: Schema.optionalKey(Schema.String),
+  build: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "VersionInfo" })
 export type VersionInfo = typeof VersionInfo.Type

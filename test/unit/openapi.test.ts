@@ -35,6 +35,14 @@ describe("the OpenAPI documents", () => {
     })
   }
 
+  it("documents optional fields as optional, not as nullable (decoding refuses null)", () => {
+    const schemas = documents.decisions.components.schemas as Record<string, any>
+    assert.deepStrictEqual(schemas["DecisionCreate"].properties.body.type, "string")
+    assert.deepStrictEqual(schemas["DecisionCreate"].required, ["title", "roleSlug", "options"])
+    assert.deepStrictEqual(schemas["Decision"].properties.expiresAt, { type: "string" })
+    assert.notInclude(JSON.stringify(schemas["DecisionCreate"]), '"null"')
+  })
+
   it("the validator refuses a broken document (so the checks above can fail)", async () => {
     const broken = { ...structuredClone(documents.hub), info: { title: 1 } }
     const result = await new Validator().validate(broken as never)

@@ -85,7 +85,7 @@ const workspace = OpenApi.annotations({
 export class WorkspaceDecisionsGroup extends HttpApiGroup.make("workspaceDecisions")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/workspace/decisions", {
-      query: { ...ListQuery, scope: Schema.optional(WorkspaceScope) },
+      query: { ...ListQuery, scope: Schema.optionalKey(WorkspaceScope) },
       success: DecisionListEnvelope,
       error: readErrors
     }),

@@ -10,12 +10,12 @@ import { Decisions as L } from "../../../core/kernel/Limits.ts"
 export const RoutingSchema = Schema.Struct({
   assigneeCount: Schema.Int,
   unrouted: Schema.Boolean,
-  reason: Schema.optional(Schema.Literals(["no_members", "role_archived", "role_missing"]))
+  reason: Schema.optionalKey(Schema.Literals(["no_members", "role_archived", "role_missing"]))
 }).annotate({ identifier: "DecisionRouting" })
 
 /** Document 2, "Decision (response)": the stored decision without its internal version, plus routing. */
 export const DecisionResponse = Decision.mapFields(
-  flow(Struct.omit(["version"]), Struct.assign({ routing: Schema.optional(RoutingSchema) }))
+  flow(Struct.omit(["version"]), Struct.assign({ routing: Schema.optionalKey(RoutingSchema) }))
 ).annotate({ identifier: "Decision" })
 
 export const DecisionEnvelope = Schema.Struct({ data: Schema.Struct({ decision: DecisionResponse }) }).annotate({
@@ -23,7 +23,7 @@ export const DecisionEnvelope = Schema.Struct({ data: Schema.Struct({ decision: 
 })
 
 export const DecisionListEnvelope = Schema.Struct({
-  data: Schema.Struct({ decisions: Schema.Array(DecisionResponse), nextCursor: Schema.optional(Schema.String) })
+  data: Schema.Struct({ decisions: Schema.Array(DecisionResponse), nextCursor: Schema.optionalKey(Schema.String) })
 }).annotate({ identifier: "DecisionListEnvelope" })
 
 /** `status=pending,needs_info`: one status or several, comma-separated. */
@@ -39,12 +39,12 @@ const IntFromString = (min: number, max: number) =>
   Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max }))
 
 export const ListQuery = {
-  status: Schema.optional(StatusFilter),
-  cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(64))),
-  limit: Schema.optional(IntFromString(L.pageSizeMin, L.pageSizeMax))
+  status: Schema.optionalKey(StatusFilter),
+  cursor: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))),
+  limit: Schema.optionalKey(IntFromString(L.pageSizeMin, L.pageSizeMax))
 }
 
-export const WaitQuery = { wait: Schema.optional(IntFromString(0, L.waitMaxSeconds)) }
+export const WaitQuery = { wait: Schema.optionalKey(IntFromString(0, L.waitMaxSeconds)) }
 
 export const DecisionId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
 
@@ -55,11 +55,11 @@ export const InfoResponseBody = Schema.Struct({
 
 export const ChooseBody = Schema.Struct({
   optionId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)),
-  rationale: Schema.optional(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
+  rationale: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
 }).annotate({ identifier: "Choose" })
 
 export const DeclineBody = Schema.Struct({
-  rationale: Schema.optional(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
+  rationale: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.rationaleMax)))
 }).annotate({ identifier: "Decline" })
 
 export const InfoRequestBody = Schema.Struct({
@@ -67,9 +67,9 @@ export const InfoRequestBody = Schema.Struct({
 }).annotate({ identifier: "InfoRequestCreate" })
 
 export const RouteBody = Schema.Struct({
-  toRole: Schema.optional(Slug),
-  toEmail: Schema.optional(Email),
-  note: Schema.optional(Schema.String.check(Schema.isMaxLength(L.assignmentNoteMax)))
+  toRole: Schema.optionalKey(Slug),
+  toEmail: Schema.optionalKey(Email),
+  note: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.assignmentNoteMax)))
 }).annotate({ identifier: "Route" })
 
 export const WorkspaceScope = Schema.Literals(["inbox", "all", "unrouted"])
