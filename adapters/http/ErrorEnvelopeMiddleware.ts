@@ -3,6 +3,7 @@ import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, Htt
 import { HttpApiError } from "effect/http-api"
 import type { ErrorCode } from "../../core/kernel/index.ts"
 import { errorResponse, validationCode, type CodeDialect } from "./ErrorResponse.ts"
+import { limitFor, type RouteLimit } from "./BodyLimit.ts"
 import { rejectNul } from "./NulGuard.ts"
 
 /** How a service renders an error body: the envelope (documents 1, 2) or `{error}` (document 3's legacy shape). */
@@ -15,8 +16,9 @@ export const envelopeRenderer: ErrorRenderer = (_request, { code, ...options }) 
 
 export interface ErrorEnvelopeOptions {
   readonly dialect: CodeDialect
-  /** Default request body limit in bytes; a route may lower or raise it with `withBodyLimit`. */
+  /** The service's request body limit in bytes; a route may declare its own (`MaxBodyBytes`). */
   readonly maxBodyBytes: number
+  readonly routeLimits?: ReadonlyArray<RouteLimit> | undefined
   readonly render?: ErrorRenderer | undefined
 }
 
@@ -48,7 +50,7 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
   const validation = validationCode(options.dialect)
   const tooLarge: ErrorCode = options.dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE"
 
-  const fromCause = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
+  const fromCause = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>, limitBytes: number) => {
     const failure = Cause.findErrorOption(cause)
     const defect = Option.isNone(failure) ? Cause.findDefect(cause) : undefined
     const error: unknown = Option.isSome(failure)
@@ -61,7 +63,7 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
       const reason = error.reason
       if (reason._tag === "RouteNotFound") return Effect.succeed(render(request, { code: "NOT_FOUND" }))
       if (reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge") {
-        return Effect.succeed(render(request, { code: tooLarge, details: { limitBytes: options.maxBodyBytes } }))
+        return Effect.succeed(render(request, { code: tooLarge, details: { limitBytes } }))
       }
       if (reason._tag === "RequestParseError") {
         return Effect.succeed(render(request, { code: validation, message: "The request body could not be read." }))
@@ -79,9 +81,11 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
+        // The limit is chosen before anything reads the body (the NUL check reads it first).
+        const limitBytes = limitFor(options.routeLimits ?? [], options.maxBodyBytes, request.method, request.url)
         const response = yield* rejectNul(httpEffect, render, validation).pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
-          Effect.catchCause((cause) => fromCause(request, cause))
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
+          Effect.catchCause((cause) => fromCause(request, cause, limitBytes))
         )
         return bareErrorToEnvelope(request, response, render, validation, tooLarge)
       }),

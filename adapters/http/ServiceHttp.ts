@@ -4,6 +4,7 @@ import { HttpRouter, type Etag, type HttpPlatform, type HttpServerError } from "
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
 import { errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
+import { routeLimits } from "./BodyLimit.ts"
 import { openApiRoutes } from "./OpenApiRoutes.ts"
 
 /**
@@ -18,7 +19,7 @@ export const serviceRoutes = <Id extends string, Groups extends HttpApiGroup.Con
   Layer.mergeAll(
     HttpApiBuilder.layer(options.api).pipe(Layer.provide(options.handlers)),
     openApiRoutes(options.api),
-    errorEnvelopeMiddleware(options.errors)
+    errorEnvelopeMiddleware({ ...options.errors, routeLimits: routeLimits(options.api) })
   )
 
 export interface ListenOptions {

@@ -6,6 +6,7 @@ import { UniformGroup } from "../../adapters/http/uniform/UniformApi.ts"
 import { uniformHandlers } from "../../adapters/http/uniform/UniformHandlers.ts"
 import { isUserSafe, NotFound, Readiness, Unavailable, ValidationError } from "../../core/kernel/index.ts"
 import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
+import { MaxBodyBytes } from "../../adapters/http/BodyLimit.ts"
 import { reportAllIssues } from "../../adapters/http/ParseOptions.ts"
 import { request, serveForTest } from "../support/Http.ts"
 
@@ -18,6 +19,15 @@ class Probe extends HttpApiGroup.make("probe").add(
     query: { limit: Schema.optional(Schema.NumberFromString.check(Schema.isInt())) },
     success: Schema.Struct({ data: Schema.Array(Schema.String) })
   }),
+  HttpApiEndpoint.post("big", "/big", {
+    payload: Schema.Struct({ name: Schema.String }),
+    success: Schema.Struct({ data: Schema.Struct({ length: Schema.Number }) })
+  }).annotate(MaxBodyBytes, 10_000),
+  HttpApiEndpoint.post("small", "/small/:id", {
+    params: { id: Schema.String },
+    payload: Schema.Struct({ name: Schema.String }),
+    success: Schema.Struct({ data: Schema.Struct({ length: Schema.Number }) })
+  }).annotate(MaxBodyBytes, 100),
   HttpApiEndpoint.get("crash", "/crash", { success: Schema.Struct({}) }),
   HttpApiEndpoint.get("missing", "/missing", { success: Schema.Struct({}) })
 ) {}
@@ -38,6 +48,8 @@ const handlers = Layer.mergeAll(
       h.handleAll({
         create: ({ payload }) => Effect.succeed({ data: { name: payload.name } }),
         list: () => Effect.succeed({ data: ["a"] }),
+        big: ({ payload }) => Effect.succeed({ data: { length: payload.name.length } }),
+        small: ({ payload }) => Effect.succeed({ data: { length: payload.name.length } }),
         crash: () => Effect.die(new Error("boom at /srv/app/secret.ts:12 with DATABASE_URL")),
         missing: () => domainErrorResponse(new NotFound({}))
       })
@@ -137,6 +149,24 @@ describe("the error envelope on every route", () => {
       const answer = yield* post(`${baseUrl}/things`, JSON.stringify({ name: "x".repeat(5000), count: 1 }))
       assert.strictEqual(answer.status, 413)
       assert.strictEqual(answer.json.error.code, "PAYLOAD_TOO_LARGE")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("applies a route's own body limit, above or below the service's", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve(Effect.void)
+      const body = (n: number) => JSON.stringify({ name: "x".repeat(n) })
+      const big = yield* post(`${baseUrl}/big`, body(5000))
+      assert.strictEqual(big.status, 200, big.text)
+      const tooBig = yield* post(`${baseUrl}/big`, body(20_000))
+      assert.strictEqual(tooBig.status, 413)
+      assert.deepStrictEqual(tooBig.json.error.details, { limitBytes: 10_000 })
+      const small = yield* post(`${baseUrl}/small/1`, body(300))
+      assert.strictEqual(small.status, 413)
+      assert.deepStrictEqual(small.json.error.details, { limitBytes: 100 })
+      assert.strictEqual((yield* post(`${baseUrl}/small/1`, body(10))).status, 200)
+      const service = yield* post(`${baseUrl}/things`, JSON.stringify({ name: "x".repeat(5000), count: 1 }))
+      assert.deepStrictEqual(service.json.error.details, { limitBytes: 1024 })
     }).pipe(Effect.scoped)
   )
 
