@@ -1,0 +1,56 @@
+import { Result } from "effect"
+
+/** Document 3, "Field value sets". Answers always carry the canonical values. */
+export const Statuses = ["Ready to Start", "In Progress", "Done", "Cancelled", "Someday/Maybe"] as const
+export type Status = (typeof Statuses)[number]
+
+export const Priorities = [
+  "P0: Urgent & Critical",
+  "P1: Top Priority",
+  "P2: Medium Priority",
+  "P3: Low Priority",
+  "P4: Lowest Priority"
+] as const
+export type Priority = (typeof Priorities)[number]
+
+export const TriageStatuses = ["New", "Accepted", "Rejected", "Needs More Info"] as const
+export type TriageStatus = (typeof TriageStatuses)[number]
+
+export const Origins = ["Human", "AI Agent", "Automation"] as const
+export type Origin = (typeof Origins)[number]
+
+/** Priority aliases, input only, case-insensitive (document 3). */
+const priorityAliases: Readonly<Record<string, Priority>> = {
+  p0: "P0: Urgent & Critical",
+  urgent: "P0: Urgent & Critical",
+  critical: "P0: Urgent & Critical",
+  p1: "P1: Top Priority",
+  high: "P1: Top Priority",
+  top: "P1: Top Priority",
+  p2: "P2: Medium Priority",
+  normal: "P2: Medium Priority",
+  medium: "P2: Medium Priority",
+  p3: "P3: Low Priority",
+  low: "P3: Low Priority",
+  p4: "P4: Lowest Priority",
+  lowest: "P4: Lowest Priority"
+}
+
+/** `Must be one of: ...`, the message document 3 gives for an unknown value. */
+export const mustBeOneOf = (values: ReadonlyArray<string>): string => `Must be one of: ${values.join(", ")}`
+
+const canonicalFrom =
+  <A extends string>(values: ReadonlyArray<A>, aliases: Readonly<Record<string, A>> = {}) =>
+  (input: string): Result.Result<A, string> => {
+    const key = input.trim().toLowerCase()
+    const found = values.find((value) => value.toLowerCase() === key) ?? aliases[key]
+    return found === undefined ? Result.fail(mustBeOneOf(values)) : Result.succeed(found)
+  }
+
+/** Each answers the canonical value for any case variant (and, for priority, any alias), else the message. */
+export const parseStatus = canonicalFrom(Statuses)
+export const parsePriority = canonicalFrom(Priorities, priorityAliases)
+export const parseTriageStatus = canonicalFrom(TriageStatuses)
+export const parseOrigin = canonicalFrom(Origins)
+
+export const priorityAliasNames: ReadonlyArray<string> = Object.keys(priorityAliases)
