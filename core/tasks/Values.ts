@@ -43,7 +43,9 @@ const canonicalFrom =
   <A extends string>(values: ReadonlyArray<A>, aliases: Readonly<Record<string, A>> = {}) =>
   (input: string): Result.Result<A, string> => {
     const key = input.trim().toLowerCase()
-    const found = values.find((value) => value.toLowerCase() === key) ?? aliases[key]
+    // Own keys only: `aliases["constructor"]` must not find Object.prototype's.
+    const found =
+      values.find((value) => value.toLowerCase() === key) ?? (Object.hasOwn(aliases, key) ? aliases[key] : undefined)
     return found === undefined ? Result.fail(mustBeOneOf(values)) : Result.succeed(found)
   }
 

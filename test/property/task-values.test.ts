@@ -63,6 +63,13 @@ describe("task value sets (property)", () => {
     })
   }
 
+  it("names of Object.prototype are not values or aliases", () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      for (const set of sets)
+        assert.isTrue(Result.isFailure((set.parse as (s: string) => Result.Result<string, string>)(name)), name)
+    }
+  })
+
   it("priority: every alias in any case maps to its canonical priority, and its answer parses to itself", () => {
     const expected: Record<string, string> = {
       p0: "P0: Urgent & Critical",
