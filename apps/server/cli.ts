@@ -33,7 +33,7 @@ const program = Effect.gen(function* () {
   if (positionals[0] !== "token")
     return yield* fail(positionals[0] === undefined ? "Name a command." : `Unknown command ${positionals[0]}.`)
   const service = values.service ?? ""
-  const secretName = embedKeys[service]
+  const secretName = Object.hasOwn(embedKeys, service) ? embedKeys[service] : undefined
   if (secretName === undefined) return yield* fail(`--service must be one of: ${Object.keys(embedKeys).join(", ")}.`)
   if (values.email === undefined) return yield* fail("--email is required.")
   const config = yield* ServerConfig
