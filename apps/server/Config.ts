@@ -6,6 +6,7 @@ export const SecretNames = [
   "HUB_SECRETS_KEY",
   "DECISIONS_API_KEY",
   "DECISIONS_EMBED_KEY",
+  "DECISIONS_SECRETS_KEY",
   "TASKS_API_KEY"
 ] as const
 export type SecretName = (typeof SecretNames)[number]
@@ -35,6 +36,7 @@ export const ServerConfig = Config.all({
     HUB_SECRETS_KEY: secret("HUB_SECRETS_KEY"),
     DECISIONS_API_KEY: secret("DECISIONS_API_KEY"),
     DECISIONS_EMBED_KEY: secret("DECISIONS_EMBED_KEY"),
+    DECISIONS_SECRETS_KEY: secret("DECISIONS_SECRETS_KEY"),
     TASKS_API_KEY: secret("TASKS_API_KEY")
   })
 })

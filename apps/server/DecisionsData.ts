@@ -4,6 +4,7 @@ import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignals
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
 import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
 import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
+import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 
 /** The decisions service's data in its own Postgres schema, `decisions`. */
@@ -13,5 +14,6 @@ export const DecisionsDataSql = Layer.mergeAll(
   CallerKeyStoreSql,
   DecisionSignalsSql,
   TemplateStoreSql,
+  WebhookStoreSql,
   IdempotencyStoreSql("decisions")
 )

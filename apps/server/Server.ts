@@ -14,6 +14,8 @@ import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
 import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
+import { Webhooks } from "../../core/decisions/Webhooks.ts"
+import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
@@ -23,7 +25,7 @@ import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from ".
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
-  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | TemplateStore | IdempotencyStore,
+  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | TemplateStore | WebhookStore | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
 >
@@ -78,7 +80,12 @@ export const makeServer = (options: ServerOptions) => {
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
-  const decisions = Templates.layer.pipe(
+  // Without a key to seal signing secrets, registering a webhook is refused (fail closed): see Webhooks.
+  const webhooks = Webhooks.layer({
+    secretsKey: secrets.DECISIONS_SECRETS_KEY,
+    allowLoopbackHttp: !production
+  })
+  const decisions = Layer.merge(Templates.layer, webhooks).pipe(
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(options.decisionsData, IdGeneratorUlid))
   )

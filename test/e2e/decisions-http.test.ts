@@ -552,4 +552,39 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.strictEqual(foreign.status, 404)
     }).pipe(Effect.scoped)
   )
+
+  it.live(
+    "registers signed webhook endpoints (secret once, https or dev loopback only); admins list and disable them",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* serve()
+        const org = yield* setUpOrganization(baseUrl, "acme")
+        const { caller, workspace } = client(baseUrl)
+        const registered = yield* caller("POST", "/api/v1/webhooks", org.key, {
+          url: "https://hooks.example.com/decisions"
+        })
+        assert.strictEqual(registered.status, 201, registered.text)
+        assert.match(registered.json.data.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+        const webhook = registered.json.data.webhook
+        assert.deepStrictEqual(Object.keys(webhook).sort(), ["createdAt", "id", "url"])
+        const local = yield* caller("POST", "/api/v1/webhooks", org.key, { url: "http://127.0.0.1:9999/hook" })
+        assert.strictEqual(local.status, 201, "http to loopback is allowed outside production")
+        for (const url of ["http://hooks.example.com/x", "https://10.0.0.1/x", "https://169.254.169.254/"]) {
+          const refused = yield* caller("POST", "/api/v1/webhooks", org.key, { url })
+          assert.strictEqual(code(refused), "validation_error", url)
+          assert.strictEqual(refused.json.error.details[0].field, "url")
+        }
+        const ada = yield* token("ada@acme.test", "acme")
+        assert.strictEqual((yield* workspace("GET", "/api/v1/workspace/webhooks", ada)).status, 403)
+        const listed = yield* workspace("GET", "/api/v1/workspace/webhooks", org.admin)
+        assert.strictEqual(listed.json.data.webhooks.length, 2)
+        assert.notInclude(listed.text, registered.json.data.secret)
+        assert.notInclude(listed.text, "whsec_")
+        const disabled = yield* workspace("POST", `/api/v1/workspace/webhooks/${webhook.id}/disable`, org.admin)
+        assert.isDefined(disabled.json.data.webhook.disabledAt)
+        const other = yield* setUpOrganization(baseUrl, "globex")
+        const foreign = yield* workspace("POST", `/api/v1/workspace/webhooks/${webhook.id}/disable`, other.admin)
+        assert.strictEqual(foreign.status, 404)
+      }).pipe(Effect.scoped)
+  )
 })

@@ -48,6 +48,7 @@ describe("the bundled server (a real process, the embedded default)", () => {
       "HUB_SECRETS_KEY",
       "DECISIONS_API_KEY",
       "DECISIONS_EMBED_KEY",
+      "DECISIONS_SECRETS_KEY",
       "TASKS_API_KEY"
     ])
     assert.include(server.output(), `DECISIONS_API_KEY=${secrets["DECISIONS_API_KEY"]}`)

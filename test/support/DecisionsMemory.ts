@@ -1,4 +1,6 @@
-import { Layer } from "effect"
+import { Layer, Redacted } from "effect"
+import { Webhooks } from "../../core/decisions/Webhooks.ts"
+import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
@@ -9,7 +11,10 @@ import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory
 import { TemplateStoreMemory } from "../../adapters/memory/decisions/TemplateStoreMemory.ts"
 
 /** The decisions use cases over the memory adapters (also provided, for inspection), fresh per build. */
-export const DecisionsMemory = Templates.layer.pipe(
+/** Webhooks as tests run them: a fixed sealing key, http to loopback allowed. */
+export const testWebhooks = Webhooks.layer({ secretsKey: Redacted.make("test-secrets-key"), allowLoopbackHttp: true })
+
+export const DecisionsMemory = Layer.merge(Templates.layer, testWebhooks).pipe(
   Layer.provideMerge(Decisions.layer),
   Layer.provideMerge(
     Layer.mergeAll(
@@ -18,6 +23,7 @@ export const DecisionsMemory = Templates.layer.pipe(
       CallerKeyStoreMemory,
       DecisionSignalsMemory,
       TemplateStoreMemory,
+      WebhookStoreMemory,
       IdGeneratorUlid
     )
   )

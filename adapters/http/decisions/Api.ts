@@ -29,6 +29,10 @@ import {
   TemplateEnvelope,
   TemplateListEnvelope,
   WaitQuery,
+  WebhookCreate,
+  WebhookCreatedEnvelope,
+  WebhookEnvelope,
+  WebhookListEnvelope,
   WorkspaceScope
 } from "./Schemas.ts"
 
@@ -243,6 +247,33 @@ export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
   .middleware(CallerAuth)
   .annotateMerge(OpenApi.annotations({ title: "Caller plane" })) {}
 
+/** Signed webhooks (document 2): callers register endpoints; the secret is in the create answer only. */
+export class CallerWebhooksGroup extends HttpApiGroup.make("callerWebhooks")
+  .add(
+    HttpApiEndpoint.post("register", "/api/v1/webhooks", {
+      payload: WebhookCreate,
+      success: created(WebhookCreatedEnvelope),
+      error: mutationErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(CallerAuth)
+  .annotateMerge(OpenApi.annotations({ title: "Caller plane" })) {}
+
+export class WorkspaceWebhooksGroup extends HttpApiGroup.make("workspaceWebhooks")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/workspace/webhooks", {
+      success: WebhookListEnvelope,
+      error: [...readErrors, E.forbidden]
+    }),
+    HttpApiEndpoint.post("disable", "/api/v1/workspace/webhooks/:id/disable", {
+      params: keyParam,
+      success: WebhookEnvelope,
+      error: adminErrors
+    }).middleware(IdempotencyOptional)
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
+
 /** The decisions service's contract (document 2). */
 export class DecisionsApi extends HttpApi.make("decisions")
   .add(DecisionsUniformGroup)
@@ -252,6 +283,8 @@ export class DecisionsApi extends HttpApi.make("decisions")
   .add(WorkspaceKeysGroup)
   .add(WorkspaceTemplatesGroup)
   .add(CallerTemplatesGroup)
+  .add(CallerWebhooksGroup)
+  .add(WorkspaceWebhooksGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(

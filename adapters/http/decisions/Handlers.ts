@@ -4,6 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import type { Decision } from "../../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
 import { Templates } from "../../../core/decisions/Templates.ts"
+import { Webhooks } from "../../../core/decisions/Webhooks.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
 import { domainErrorResponse } from "../ErrorResponse.ts"
@@ -232,6 +233,40 @@ export const CallerTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "caller
   })
 )
 
+export const CallerWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "callerWebhooks", (handlers) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks
+    return handlers.handleAll({
+      register: ({ payload }) =>
+        answer(
+          Effect.flatMap(CurrentCaller, (caller) => webhooks.register(caller, payload.url)).pipe(
+            Effect.map((registered) => createdResponse({ data: registered }))
+          )
+        )
+    })
+  })
+)
+
+export const WorkspaceWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceWebhooks", (handlers) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks
+    return handlers.handleAll({
+      list: () =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => webhooks.list(user)).pipe(
+            Effect.map((all) => ({ data: { webhooks: all } }))
+          )
+        ),
+      disable: ({ params }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => webhooks.disable(user, params.id)).pipe(
+            Effect.map((webhook) => ({ data: { webhook } }))
+          )
+        )
+    })
+  })
+)
+
 /** Every group of the decisions API but the uniform one (which takes the manifest). */
 export const DecisionsHandlers = Layer.mergeAll(
   CallerHandlers,
@@ -239,5 +274,7 @@ export const DecisionsHandlers = Layer.mergeAll(
   WorkspaceRoleHandlers,
   WorkspaceKeyHandlers,
   WorkspaceTemplateHandlers,
-  CallerTemplateHandlers
+  CallerTemplateHandlers,
+  CallerWebhookHandlers,
+  WorkspaceWebhookHandlers
 )

@@ -4,6 +4,7 @@ import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
 import { Decision, DecisionStatus, Slug } from "../../../core/decisions/Decision.ts"
 import { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { Template } from "../../../core/decisions/Template.ts"
+import { WebhookEndpoint } from "../../../core/decisions/WebhookStore.ts"
 import { Email } from "../../../core/kernel/Email.ts"
 import { Decisions as L } from "../../../core/kernel/Limits.ts"
 
@@ -103,3 +104,16 @@ export const TemplateEnvelope = Schema.Struct({ data: Schema.Struct({ template: 
 export const TemplateListEnvelope = Schema.Struct({
   data: Schema.Struct({ templates: Schema.Array(Template) })
 }).annotate({ identifier: "TemplateListEnvelope" })
+
+export const WebhookCreate = Schema.Struct({
+  url: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2048))
+}).annotate({ identifier: "WebhookCreate" })
+export const WebhookCreatedEnvelope = Schema.Struct({
+  data: Schema.Struct({ webhook: WebhookEndpoint, secret: Schema.String })
+}).annotate({ identifier: "WebhookCreatedEnvelope" })
+export const WebhookEnvelope = Schema.Struct({ data: Schema.Struct({ webhook: WebhookEndpoint }) }).annotate({
+  identifier: "WebhookEnvelope"
+})
+export const WebhookListEnvelope = Schema.Struct({
+  data: Schema.Struct({ webhooks: Schema.Array(WebhookEndpoint) })
+}).annotate({ identifier: "WebhookListEnvelope" })

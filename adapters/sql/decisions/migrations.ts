@@ -4,15 +4,17 @@ import { decisionsTable } from "./0002_decisions.ts"
 import { rolesTables } from "./0003_roles.ts"
 import { callerKeysTable } from "./0004_caller_keys.ts"
 import { templatesTable } from "./0005_templates.ts"
+import { webhooksTable } from "./0006_webhooks.ts"
 
 /**
  * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
- * assignments, caller keys, and templates. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
+ * assignments, caller keys, templates and webhook endpoints. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
  */
 export const decisionsMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("decisions", 1),
   decisionsTable,
   rolesTables,
   callerKeysTable,
-  templatesTable
+  templatesTable,
+  webhooksTable
 ]

@@ -1,0 +1,77 @@
+import { Clock, Context, Effect, Layer, Redacted, Result } from "effect"
+import { randomBytes } from "node:crypto"
+import { seal } from "../auth/SecretBox.ts"
+import { Forbidden, NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { IdGenerator } from "../kernel/Ids.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
+import type { CallerIdentity, WorkspaceUser } from "./Decisions.ts"
+import { checkWebhookUrl } from "./WebhookUrl.ts"
+import { WebhookStore, type StoredWebhook, type WebhookEndpoint } from "./WebhookStore.ts"
+
+export interface WebhooksConfig {
+  /** Seals signing secrets at rest. Unset (production without the key): registration is NotConfigured. */
+  readonly secretsKey: Redacted.Redacted<string> | undefined
+  /** Outside production, http to loopback is allowed (local development and tests). */
+  readonly allowLoopbackHttp: boolean
+}
+
+const show = ({ organizationId: _org, sealedSecret: _secret, ...endpoint }: StoredWebhook): WebhookEndpoint => endpoint
+
+/**
+ * Signing secrets follow Standard Webhooks: `whsec_` and 32 random bytes in base64, so receivers can use
+ * off-the-shelf verifiers; the same string keys the `X-Decisions-Signature` HMAC.
+ */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`
+
+/** Webhook endpoints (document 2): callers register them; org admins list and disable them. */
+export class Webhooks extends Context.Service<Webhooks, Effect.Success<ReturnType<typeof make>>>()(
+  "core/decisions/Webhooks"
+) {
+  static readonly layer = (config: WebhooksConfig) => Layer.effect(Webhooks, make(config))
+}
+
+const make = (config: WebhooksConfig) =>
+  Effect.gen(function* () {
+    const store = yield* WebhookStore
+    const ids = yield* IdGenerator
+
+    const register = Effect.fn("Webhooks.register")(function* (caller: CallerIdentity, url: string) {
+      if (config.secretsKey === undefined) {
+        return yield* new NotConfigured({ message: "Webhooks are not configured on this service yet." })
+      }
+      const checked = checkWebhookUrl(url, { allowLoopbackHttp: config.allowLoopbackHttp })
+      if (Result.isFailure(checked)) {
+        return yield* new ValidationError({
+          message: "The webhook URL is not allowed.",
+          details: [{ field: "url", message: checked.failure }]
+        })
+      }
+      const secret = newSigningSecret()
+      const webhook: StoredWebhook = {
+        id: yield* ids.next,
+        organizationId: caller.organizationId,
+        url: checked.success,
+        sealedSecret: seal(Redacted.value(config.secretsKey), secret),
+        createdAt: isoAt(yield* Clock.currentTimeMillis)
+      }
+      yield* store.create(webhook)
+      return { webhook: show(webhook), secret }
+    })
+
+    const requireAdmin = (user: WorkspaceUser) =>
+      user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+
+    const list = Effect.fn("Webhooks.list")(function* (user: WorkspaceUser) {
+      yield* requireAdmin(user)
+      return (yield* store.list(user.organizationId)).map(show)
+    })
+
+    const disable = Effect.fn("Webhooks.disable")(function* (user: WorkspaceUser, id: string) {
+      yield* requireAdmin(user)
+      const webhook = yield* store.disable(user.organizationId, id, isoAt(yield* Clock.currentTimeMillis))
+      if (webhook === undefined) return yield* new NotFound({ message: "No such webhook." })
+      return show(webhook)
+    })
+
+    return { register, list, disable }
+  })
