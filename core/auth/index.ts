@@ -1,4 +1,5 @@
 export * as IdentityToken from "./IdentityToken.ts"
 export * from "./IssuedSecret.ts"
+export * as SecretBox from "./SecretBox.ts"
 export * as Signature from "./Signature.ts"
 export * from "./StaticKey.ts"
