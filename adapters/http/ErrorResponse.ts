@@ -73,6 +73,13 @@ export const domainErrorResponse = (
             details: { status: e.status }
           })
         )
+      case "InvalidActionTransition":
+        return Effect.succeed(
+          errorResponse("invalid_transition", {
+            message: `That is not allowed while the action is ${String(e.status).replace(/_/g, " ")}.`,
+            details: { actionStatus: e.status }
+          })
+        )
       case "IdempotencyConflict":
         return Effect.succeed(errorResponse("idempotency_conflict"))
       case "IdempotencyInProgress":

@@ -1,4 +1,5 @@
-import { Config, Option, Redacted } from "effect"
+import { Config, Option, Redacted, Result, Schema } from "effect"
+import { defaultRetrySchedule, parseRetrySchedule } from "../../core/decisions/WebhookDelivery.ts"
 
 /** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
 export const SecretNames = [
@@ -13,6 +14,14 @@ export type SecretName = (typeof SecretNames)[number]
 
 const secret = (name: SecretName) => Config.option(Config.Redacted(name))
 
+/** Seconds, comma-separated (core/decisions/WebhookDelivery.ts `parseRetrySchedule`). */
+const RetrySchedule = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const parsed = parseRetrySchedule(text)
+    return Result.isSuccess(parsed) || parsed.failure
+  })
+)
+
 export const ServerConfig = Config.all({
   environment: Config.Literals(["development", "test", "production"], "NODE_ENV").pipe(
     Config.withDefault("development" as const)
@@ -21,6 +30,10 @@ export const ServerConfig = Config.all({
   hubPort: Config.Port("HUB_PORT").pipe(Config.withDefault(4000)),
   decisionsPort: Config.Port("DECISIONS_PORT").pipe(Config.withDefault(4001)),
   tasksPort: Config.Port("TASKS_PORT").pipe(Config.withDefault(4002)),
+  /** Where people reach the task inbox: task links and short links. Default: http://HOST:TASKS_PORT. */
+  tasksPublicUrl: Config.option(Config.URL("TASKS_PUBLIC_URL").pipe(Config.map((url) => url.toString()))),
+  /** Operator machine keys, `key:email:Name`, comma-separated (core/tasks/MachineKeys.ts). */
+  tasksMachineKeys: Config.Redacted("TASKS_MACHINE_KEYS").pipe(Config.withDefault(Redacted.make(""))),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   platformIssuer: Config.NonEmptyString("PLATFORM_ISSUER").pipe(Config.withDefault("platform-hub")),
@@ -30,6 +43,16 @@ export const ServerConfig = Config.all({
   decisionsCallerRequestsPerMinute: Config.Int("DECISIONS_CALLER_RATE_LIMIT").pipe(Config.withDefault(600)),
   decisionsUserRequestsPerMinute: Config.Int("DECISIONS_USER_RATE_LIMIT").pipe(Config.withDefault(300)),
   expirySweepMillis: Config.Int("DECISIONS_EXPIRY_SWEEP_MS").pipe(Config.withDefault(1_000)),
+  workerPollMillis: Config.Int("DECISIONS_WORKER_POLL_MS").pipe(Config.withDefault(1_000)),
+  webhookRetrySchedule: Config.schema(RetrySchedule, "WEBHOOK_RETRY_SCHEDULE").pipe(
+    Config.map((text) => Result.getOrThrow(parseRetrySchedule(text))),
+    Config.withDefault(defaultRetrySchedule)
+  ),
+  webhookTimeoutMillis: Config.Int("WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  recordStoreEndpointUrl: Config.URL("AIRTABLE_ENDPOINT_URL").pipe(
+    Config.map((url) => url.toString()),
+    Config.withDefault("https://api.airtable.com")
+  ),
   build: Config.String("BUILD_ID").pipe(Config.withDefault("dev")),
   secrets: Config.all({
     HUB_ADMIN_KEY: secret("HUB_ADMIN_KEY"),

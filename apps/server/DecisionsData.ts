@@ -4,6 +4,8 @@ import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignals
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
 import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
 import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
+import { RecordStoreCredentialsSql } from "../../adapters/sql/decisions/RecordStoreCredentialsSql.ts"
+import { WebhookOutboxSql } from "../../adapters/sql/decisions/WebhookOutboxSql.ts"
 import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 
@@ -15,5 +17,7 @@ export const DecisionsDataSql = Layer.mergeAll(
   DecisionSignalsSql,
   TemplateStoreSql,
   WebhookStoreSql,
+  WebhookOutboxSql,
+  RecordStoreCredentialsSql,
   IdempotencyStoreSql("decisions")
 )

@@ -1,5 +1,7 @@
 import { Effect, Layer, Schedule } from "effect"
 import { Decisions } from "../../core/decisions/Decisions.ts"
+import { RecordActions } from "../../core/decisions/RecordActions.ts"
+import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
 
 /**
  * Writes expiry of due decisions every `everyMillis` and wakes their long-polling readers. Reads never
@@ -14,5 +16,26 @@ export const ExpirySweep = (everyMillis: number) =>
         Effect.repeat(Schedule.spaced(everyMillis)),
         Effect.forkScoped
       )
+    })
+  )
+
+/**
+ * The background workers of the decisions service, each polling every `everyMillis`: record actions that
+ * are due, and the webhook outbox. Work is claimed with leases in the database, so several servers may run
+ * them side by side, and a server killed mid-work leaves nothing lost (it is claimed again later).
+ */
+export const DecisionsWorkers = (everyMillis: number) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const actions = yield* RecordActions
+      const deliveries = yield* WebhookDeliveries
+      const repeatedly = <A, E>(name: string, work: Effect.Effect<A, E>) =>
+        work.pipe(
+          Effect.catchCause((cause) => Effect.logWarning(`${name} failed; retrying`, cause)),
+          Effect.repeat(Schedule.spaced(everyMillis)),
+          Effect.forkScoped
+        )
+      yield* repeatedly("record actions", actions.runDue())
+      yield* repeatedly("webhook deliveries", deliveries.deliverDue())
     })
   )

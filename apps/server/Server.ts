@@ -20,12 +20,27 @@ import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
-import { ExpirySweep } from "./DecisionsRuntime.ts"
+import { DecisionsWorkers, ExpirySweep } from "./DecisionsRuntime.ts"
+import { RecordActions } from "../../core/decisions/RecordActions.ts"
+import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
+import type { RecordStoreCredentials } from "../../core/decisions/RecordStoreCredentials.ts"
+import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
+import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from "./Services.ts"
+import { TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
-  DecisionStore | RoleStore | CallerKeyStore | DecisionSignals | TemplateStore | WebhookStore | IdempotencyStore,
+  | DecisionStore
+  | RoleStore
+  | CallerKeyStore
+  | DecisionSignals
+  | TemplateStore
+  | WebhookStore
+  | WebhookOutbox
+  | RecordStoreCredentials
+  | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
 >
@@ -85,12 +100,26 @@ export const makeServer = (options: ServerOptions) => {
     secretsKey: secrets.DECISIONS_SECRETS_KEY,
     allowLoopbackHttp: !production
   })
-  const decisions = Layer.merge(Templates.layer, webhooks).pipe(
+  // Record actions and webhook deliveries (issue 4): sealed with the same key, sent by real adapters.
+  const workers = Layer.merge(
+    RecordActions.layer({ secretsKey: secrets.DECISIONS_SECRETS_KEY }),
+    WebhookDeliveries.layer({
+      secretsKey: secrets.DECISIONS_SECRETS_KEY,
+      retrySchedule: config.webhookRetrySchedule,
+      timeoutMs: config.webhookTimeoutMillis
+    })
+  ).pipe(
+    Layer.provide(RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl })),
+    Layer.provide(WebhookSenderHttp({ allowLoopback: !production }))
+  )
+  const decisions = Layer.mergeAll(Templates.layer, webhooks, workers).pipe(
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(options.decisionsData, IdGeneratorUlid))
   )
   const decisionsListener = listen(decisionsRoutes(settings), at(ports.decisions)).pipe(
-    Layer.provide(Layer.mergeAll(ExpirySweep(config.expirySweepMillis), purgeIdempotency)),
+    Layer.provide(
+      Layer.mergeAll(ExpirySweep(config.expirySweepMillis), DecisionsWorkers(config.workerPollMillis), purgeIdempotency)
+    ),
     Layer.provide(decisions),
     Layer.provide(migrationsLayer("decisions", decisionsMigrations))
   )
@@ -98,7 +127,9 @@ export const makeServer = (options: ServerOptions) => {
   const listeners = Layer.mergeAll(
     listen(hubRoutes(settings), at(ports.hub)),
     decisionsListener,
-    listen(tasksRoutes(settings), at(ports.tasks))
+    listen(tasksRoutes(settings), at(ports.tasks)).pipe(
+      Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys }))
+    )
   )
 
   return listeners.pipe(Layer.provide(ReadinessFromDatabase), Layer.provide(migrations), Layer.provideMerge(database))

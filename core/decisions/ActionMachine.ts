@@ -70,23 +70,23 @@ export interface Refused {
 export const actionError = (error: string): string =>
   safeMessage("UPSTREAM_ERROR", error).slice(0, L.actionLastErrorMax)
 
-const without = <K extends keyof ActionState>(state: ActionState, ...keys: ReadonlyArray<K>): ActionState => {
-  const next: Record<string, unknown> = { ...state }
+const without = <S extends ActionState>(state: S, ...keys: ReadonlyArray<keyof ActionState>): S => {
+  const next = { ...state } as Record<string, unknown>
   for (const key of keys) delete next[key]
-  return next as unknown as ActionState
+  return next as S
 }
 
 /**
  * One step. `jitter` in [0, 1) spreads retries (it comes from the edge, like `now`); the delay is
- * scaled into [50%, 100%] of the policy's delay.
+ * scaled into [50%, 100%] of the policy's delay. Fields the machine does not know are kept as they are.
  */
-export const stepAction = (
-  state: ActionState,
+export const stepAction = <S extends ActionState>(
+  state: S,
   event: ActionEvent,
   nowMs: number,
   jitter: number,
   policy: RetryPolicy = defaultRetryPolicy
-): Result.Result<ActionState, Refused> => {
+): Result.Result<S, Refused> => {
   const refuse = () => Result.fail<Refused>({ _tag: "Refused", status: state.status, event: event._tag })
   const now = isoAt(nowMs)
   switch (event._tag) {

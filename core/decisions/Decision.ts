@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Email } from "../kernel/Email.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { IsoDateTime } from "../kernel/Timestamp.ts"
+import { DecisionAction } from "./DecisionAction.ts"
 
 /** Document 2, "Resources and their fields". */
 export const DecisionStatus = Schema.Literals(["pending", "needs_info", "resolved", "expired", "cancelled"])
@@ -128,6 +129,8 @@ export const Decision = Schema.Struct({
   resolution: Schema.optionalKey(Resolution),
   infoRequests: Schema.Array(InfoRequest),
   assignmentHistory: Schema.Array(AssignmentChange),
+  /** Record actions of a raised template's options (absent on decisions without any). */
+  actions: Schema.optionalKey(Schema.Array(DecisionAction)),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Int

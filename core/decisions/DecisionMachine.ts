@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { stepAction } from "./ActionMachine.ts"
 import { expiryActor, isOpen, type AssignmentChange, type Decision, type DecisionStatus } from "./Decision.ts"
 
 /**
@@ -69,9 +70,30 @@ const expire = (decision: Decision): Transition => {
   }
 }
 
+/**
+ * When a decision closes, each of its record actions is triggered (document 2: "a template action attached
+ * to the option is triggered"): the action of the applied option (chosen, or the default on expiry) is
+ * queued, every other one is not_triggered. It happens in the same step as the resolution, so the two are
+ * stored together.
+ */
+const triggerActions = (transition: Transition, nowMs: number): Transition => {
+  const { decision, consequences } = transition
+  if (decision.actions === undefined || isOpen(decision.status)) return transition
+  if (!consequences.some((c) => c._tag === "StatusChanged")) return transition
+  const applied = consequences.find((c) => c._tag === "OptionApplied")
+  const event = { _tag: "DecisionResolved", appliedOptionId: applied?.optionId } as const
+  const actions = decision.actions.map((action) => {
+    const next = stepAction(action, event, nowMs, 0)
+    return Result.isSuccess(next) ? next.success : action
+  })
+  return { decision: { ...decision, actions }, consequences }
+}
+
 /** The decision as it stands at `now`: expired if its time has come, otherwise unchanged. */
 export const settle = (decision: Decision, nowMs: number): Transition =>
-  isDue(decision, nowMs) ? expire(decision) : { decision, consequences: [] }
+  isDue(decision, nowMs)
+    ? triggerActions(expire(decision), epochMs(decision.expiresAt!))
+    : { decision, consequences: [] }
 
 const refuse = (decision: Decision, command: Command): Result.Result<Transition, Refusal> =>
   Result.fail({ _tag: "InvalidTransition", status: decision.status, command: command._tag })
@@ -94,7 +116,12 @@ const changed = (
 const statusChange = (from: DecisionStatus, to: DecisionStatus): ReadonlyArray<Consequence> =>
   from === to ? [] : [{ _tag: "StatusChanged", from, to }]
 
-export const step = (current: Decision, command: Command, nowMs: number): Result.Result<Transition, Refusal> => {
+export const step = (current: Decision, command: Command, nowMs: number): Result.Result<Transition, Refusal> =>
+  Result.map(move(current, command, nowMs), (transition) =>
+    command._tag === "Expire" ? transition : triggerActions(transition, Math.max(nowMs, epochMs(current.updatedAt)))
+  )
+
+const move = (current: Decision, command: Command, nowMs: number): Result.Result<Transition, Refusal> => {
   const settled = settle(current, nowMs)
   if (command._tag === "Expire") {
     return settled.decision === current ? refuse(current, command) : Result.succeed(settled)

@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import type { Decision, DecisionStatus } from "./Decision.ts"
+import type { WebhookDelivery } from "./WebhookOutbox.ts"
 
 /** Which decisions of one organization a list shows (document 2, workspace `scope`, caller list). */
 export type DecisionScope =
@@ -26,7 +27,9 @@ export interface DecisionQuery {
 /**
  * Decisions, one organization at a time: every read and write names the organization, and a decision of
  * another organization is indistinguishable from a missing one. `save` is optimistic: it writes only if
- * the stored version is still `expectedVersion`, so two concurrent moves never both apply.
+ * the stored version is still `expectedVersion`, so two concurrent moves never both apply; the webhook
+ * deliveries it is given are added to the outbox (core/decisions/WebhookOutbox.ts) in the same
+ * transaction, so a change and its deliveries are stored together or not at all.
  * Infrastructure failures are defects.
  */
 export class DecisionStore extends Context.Service<
@@ -34,9 +37,20 @@ export class DecisionStore extends Context.Service<
   {
     readonly insert: (decision: Decision) => Effect.Effect<void>
     readonly get: (organizationId: string, id: string) => Effect.Effect<Decision | undefined>
-    readonly save: (next: Decision, expectedVersion: number) => Effect.Effect<boolean>
+    readonly save: (
+      next: Decision,
+      expectedVersion: number,
+      outbox?: ReadonlyArray<WebhookDelivery>
+    ) => Effect.Effect<boolean>
     readonly list: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<Decision>>
     /** Open decisions whose `expiresAt` is at or before `nowIso`, any organization, oldest first. */
     readonly due: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<Decision>>
+    /**
+     * Decisions, any organization, with a record action a worker may run at `nowIso`
+     * (core/decisions/DecisionAction.ts `actionDueAt`), the longest-waiting first.
+     */
+    readonly actionsDue: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<Decision>>
+    /** One organization's decisions with an action `waiting_for_setup`. */
+    readonly actionsWaiting: (organizationId: string) => Effect.Effect<ReadonlyArray<Decision>>
   }
 >()("core/decisions/DecisionStore") {}

@@ -5,12 +5,18 @@ import { Forbidden, NotFound, PayloadTooLarge, ValidationError } from "../kernel
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { stepAction } from "./ActionMachine.ts"
 import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "./CallerKeyStore.ts"
 import { isOpen, type Decision, type DecisionCreate, type DecisionStatus } from "./Decision.ts"
-import { settle, step, type Command, type Refusal } from "./DecisionMachine.ts"
+import { actionSummary, type DecisionAction, type RecordTarget } from "./DecisionAction.ts"
+import { settle, step, type Command, type Refusal, type Transition } from "./DecisionMachine.ts"
+import { publicDecision } from "./DecisionView.ts"
+import type { WebhookDelivery } from "./WebhookOutbox.ts"
+import { webhookStatuses } from "./WebhookDelivery.ts"
+import { WebhookStore } from "./WebhookStore.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
-import { InvalidTransition, UnknownRole } from "./Errors.ts"
+import { InvalidActionTransition, InvalidTransition, UnknownRole } from "./Errors.ts"
 import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { computeRouting, mayAct, type RoleState, type Routing } from "./Routing.ts"
@@ -91,6 +97,39 @@ const make = Effect.gen(function* () {
   const keys = yield* CallerKeyStore
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
+  const webhooks = yield* WebhookStore
+
+  /**
+   * The webhook deliveries a change implies (document 2, "Events"): one per active endpoint of the
+   * organization when the decision moves to needs_info, resolved, expired or cancelled. They are saved
+   * with the change, in one transaction.
+   */
+  const deliveriesFor = Effect.fnUntraced(function* (transition: Transition) {
+    const change = transition.consequences.find((c) => c._tag === "StatusChanged" && webhookStatuses.includes(c.to))
+    if (change === undefined || change._tag !== "StatusChanged") return []
+    const decision = transition.decision
+    const endpoints = (yield* webhooks.list(decision.organizationId)).filter((w) => w.disabledAt === undefined)
+    const createdAt = isoAt(yield* nowMs)
+    const data = { decision: publicDecision(decision, { actions: true }) }
+    const deliveries: Array<WebhookDelivery> = []
+    for (const endpoint of endpoints) {
+      const id = yield* ids.next
+      const type = `decision.${change.to}`
+      deliveries.push({
+        id,
+        organizationId: decision.organizationId,
+        webhookId: endpoint.id,
+        decisionId: decision.id,
+        eventType: type,
+        payload: JSON.stringify({ id, type, occurredAt: decision.updatedAt, data }),
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: createdAt,
+        createdAt
+      })
+    }
+    return deliveries
+  })
 
   const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string) {
     const role = yield* roles.get(organizationId, slug)
@@ -133,7 +172,7 @@ const make = Effect.gen(function* () {
       const cmd = yield* command(settle(stored, now).decision)
       const result = step(stored, cmd, now)
       if (Result.isFailure(result)) return yield* refusalToError(result.failure)
-      if (yield* decisions.save(result.success.decision, stored.version)) {
+      if (yield* decisions.save(result.success.decision, stored.version, yield* deliveriesFor(result.success))) {
         yield* signals.signal(id)
         return result.success.decision
       }
@@ -141,7 +180,15 @@ const make = Effect.gen(function* () {
     return yield* Effect.die(new Error("decision kept changing under concurrent moves"))
   })
 
-  const create = Effect.fn("Decisions.create")(function* (caller: CallerIdentity, input: DecisionCreate) {
+  /**
+   * Creates a decision. `actions` are the record actions of a raised template's options (document 2,
+   * "TemplateActionConfig"); each starts `armed`.
+   */
+  const create = Effect.fn("Decisions.create")(function* (
+    caller: CallerIdentity,
+    input: DecisionCreate,
+    actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }> = []
+  ) {
     // Document 2: "body too large (markdown over 32 KiB)" is its own answer, not a validation error.
     if (input.body !== undefined && input.body.length > L.bodyMax) {
       return yield* new PayloadTooLarge({ limitBytes: L.bodyMax })
@@ -171,6 +218,18 @@ const make = Effect.gen(function* () {
     )
     const at = isoAt(now)
     const defaultOption = options.find((o) => o.default === true)
+    const armed: Array<DecisionAction> = []
+    for (const action of actions) {
+      armed.push({
+        id: `act_${(yield* ids.next).toLowerCase()}`,
+        optionId: action.optionId,
+        type: "record_update",
+        summary: actionSummary(action.target),
+        status: "armed",
+        attempts: 0,
+        target: action.target
+      })
+    }
     const decision: Decision = {
       id: yield* ids.next,
       organizationId: caller.organizationId,
@@ -188,6 +247,7 @@ const make = Effect.gen(function* () {
       ...(input.directAssigneeEmail === undefined ? {} : { directAssigneeEmail: input.directAssigneeEmail }),
       infoRequests: [],
       assignmentHistory: [],
+      ...(armed.length === 0 ? {} : { actions: armed }),
       createdAt: at,
       updatedAt: at,
       version: 0
@@ -365,12 +425,44 @@ const make = Effect.gen(function* () {
     let expired = 0
     for (const decision of due) {
       const result = step(decision, { _tag: "Expire" }, now)
-      if (Result.isSuccess(result) && (yield* decisions.save(result.success.decision, decision.version))) {
+      if (
+        Result.isSuccess(result) &&
+        (yield* decisions.save(result.success.decision, decision.version, yield* deliveriesFor(result.success)))
+      ) {
         expired++
         yield* signals.signal(decision.id)
       }
     }
     return expired
+  })
+
+  /**
+   * Re-queues a dead-lettered record action (issue 4). Those who may act on the decision, and org admins,
+   * may retry; any other status is `invalid_transition`. An unknown action is NotFound.
+   */
+  const retryAction = Effect.fn("Decisions.retryAction")(function* (user: WorkspaceUser, id: string, actionId: string) {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const stored = yield* decisions.get(user.organizationId, id)
+      if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
+      const now = yield* nowMs
+      const decision = settle(stored, now).decision
+      if (!user.isAdmin) yield* requireActor(user, decision)
+      const action = decision.actions?.find((a) => a.id === actionId)
+      if (action === undefined) return yield* new NotFound({ message: "No such action." })
+      const next = stepAction(action, { _tag: "Retry" }, now, 0)
+      if (Result.isFailure(next)) return yield* new InvalidActionTransition({ status: action.status })
+      const updated: Decision = {
+        ...decision,
+        actions: decision.actions!.map((a) => (a.id === actionId ? next.success : a)),
+        updatedAt: isoAt(Math.max(now, epochMs(decision.updatedAt))),
+        version: stored.version + 1
+      }
+      if (yield* decisions.save(updated, stored.version)) {
+        yield* signals.signal(id)
+        return yield* view(updated)
+      }
+    }
+    return yield* Effect.die(new Error("decision kept changing under concurrent moves"))
   })
 
   // ---- roles (admins) ----
@@ -509,6 +601,7 @@ const make = Effect.gen(function* () {
     answerInfo,
     cancel,
     route,
+    retryAction,
     expireDue,
     listRoles,
     createRole,

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ActionStatus } from "./ActionMachine.ts"
 import { DecisionStatus } from "./Decision.ts"
 
 /** Document 2, "Errors": the service's own codes. */
@@ -12,4 +13,9 @@ export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("
 
 export class UnknownTemplate extends Schema.TaggedError<UnknownTemplate>()("UnknownTemplate", {
   validTemplates: Schema.Array(Schema.String)
+}) {}
+
+/** A record action cannot make that move from its status (e.g. retrying one that is not dead-lettered). */
+export class InvalidActionTransition extends Schema.TaggedError<InvalidActionTransition>()("InvalidActionTransition", {
+  status: Schema.Literals(ActionStatus)
 }) {}

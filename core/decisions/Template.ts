@@ -1,5 +1,6 @@
 import { Result, Schema } from "effect"
 import { Decisions as L } from "../kernel/Limits.ts"
+import type { RecordTarget } from "./DecisionAction.ts"
 import { Slug, Urgency, type DecisionCreate, type Fact } from "./Decision.ts"
 
 /** Document 2, "Templates". */
@@ -94,12 +95,22 @@ export interface MissingParams {
 export const fill = (text: string, values: Readonly<Record<string, string>>): string =>
   text.replace(placeholder, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole))
 
+/** A raised template: the decision to create, and the record action each option carries. */
+export interface Raised {
+  readonly decision: DecisionCreate
+  readonly actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }>
+}
+
+/** Placeholders filled when the action runs rather than when the template is raised. */
+export const resolutionPlaceholders = ["resolvedBy", "resolvedAt"] as const
+
 /**
  * Raising a template (document 2): title and body are filled from the params, every param becomes a
- * fact, and a placeholder with no param is refused naming it. Record actions stay on the template; the
- * decision's options keep the template option ids, so a chosen option finds its action.
+ * fact, and a placeholder with no param is refused naming it. The decision's options keep the template
+ * option ids; an option's action gets its record id and params now, `{{resolvedBy}}` and `{{resolvedAt}}`
+ * when it runs.
  */
-export const raise = (template: Template, params: TemplateParams): Result.Result<DecisionCreate, MissingParams> => {
+export const raise = (template: Template, params: TemplateParams): Result.Result<Raised, MissingParams> => {
   const missing = [
     ...placeholdersOf(template.titleTemplate).map((param) => ({ field: "titleTemplate", param })),
     ...placeholdersOf(template.bodyTemplate ?? "").map((param) => ({ field: "bodyTemplate", param }))
@@ -112,7 +123,7 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
       missing.push({ field: `options.${option.position}.action.recordIdParam`, param: recordParam })
     for (const [field, value] of Object.entries(action.fields)) {
       for (const param of placeholdersOf(value)) {
-        if (param !== "resolvedBy" && param !== "resolvedAt" && !Object.hasOwn(params, param)) {
+        if (!(resolutionPlaceholders as ReadonlyArray<string>).includes(param) && !Object.hasOwn(params, param)) {
           missing.push({ field: `options.${option.position}.action.fields.${field}`, param })
         }
       }
@@ -121,7 +132,7 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
   if (missing.length > 0) return Result.fail({ _tag: "MissingParams", missing })
   const facts: Array<Fact> = Object.entries(params).map(([label, value]) => ({ label, value }))
   const body = template.bodyTemplate === undefined ? undefined : fill(template.bodyTemplate, params)
-  return Result.succeed({
+  const decision: DecisionCreate = {
     title: fill(template.titleTemplate, params).slice(0, L.titleMax),
     roleSlug: template.roleSlug,
     ...(body === undefined ? {} : { body }),
@@ -133,5 +144,23 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
       ...(o.description === undefined ? {} : { description: o.description }),
       ...(o.consequence === undefined ? {} : { consequence: o.consequence })
     }))
-  })
+  }
+  const actions = template.options.flatMap((o) =>
+    o.action === undefined
+      ? []
+      : [
+          {
+            optionId: o.id,
+            target: {
+              baseId: o.action.baseId,
+              tableId: o.action.tableId,
+              recordId: params[o.action.recordIdParam ?? "recordId"]!,
+              fields: Object.fromEntries(
+                Object.entries(o.action.fields).map(([name, value]) => [name, fill(value, params)])
+              )
+            }
+          }
+        ]
+  )
+  return Result.succeed({ decision, actions })
 }

@@ -151,7 +151,7 @@ const make = Effect.gen(function* () {
         }))
       })
     }
-    return yield* decisions.create(caller, input.success)
+    return yield* decisions.create(caller, input.success.decision, input.success.actions)
   })
 
   /** A workspace user raises as themselves: the decision's caller is their email. */

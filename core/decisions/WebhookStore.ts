@@ -21,6 +21,7 @@ export class WebhookStore extends Context.Service<
   {
     readonly create: (webhook: StoredWebhook) => Effect.Effect<void>
     readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<StoredWebhook>>
+    readonly get: (organizationId: string, id: string) => Effect.Effect<StoredWebhook | undefined>
     readonly disable: (organizationId: string, id: string, at: string) => Effect.Effect<StoredWebhook | undefined>
   }
 >()("core/decisions/WebhookStore") {}

@@ -30,6 +30,13 @@ const privateIpv6 = (ip: string) => {
   return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(v)
 }
 
+/** True for an address a webhook may never reach in production: loopback, private, link-local, metadata, ... */
+export const isPrivateAddress = (ip: string): boolean =>
+  isIPv4(ip) ? privateIpv4(ip) : isIPv6(ip) ? privateIpv6(ip) : true
+
+export const isLoopbackAddress = (ip: string): boolean =>
+  (isIPv4(ip) && ip.startsWith("127.")) || ip === "::1" || /^::ffff:127\./i.test(ip)
+
 const loopbackHost = (host: string) =>
   host === "localhost" || host.endsWith(".localhost") || (isIPv4(host) && host.startsWith("127.")) || host === "::1"
 

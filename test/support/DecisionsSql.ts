@@ -7,11 +7,11 @@ import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import type { SqlBackend } from "./Databases.ts"
-import { testWebhooks } from "./DecisionsMemory.ts"
+import { testWebhooks, testWorkers } from "./DecisionsMemory.ts"
 
 /** The decisions use cases and the idempotency store over the SQL adapters, on a fresh migrated database. */
 export const decisionsSqlOn = (backend: SqlBackend) =>
-  Layer.merge(Templates.layer, testWebhooks).pipe(
+  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers()).pipe(
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(DecisionsDataSql, IdGeneratorUlid)),
     Layer.provideMerge(IdempotencyStoreSql("decisions")),

@@ -38,7 +38,7 @@ describe("templates", () => {
     const params = { order: "1042", customer: "Ada", amount: "€120", recordId: "recAAAAAAAAAAAAAA", reason: "damaged" }
     const result = raise(template, params)
     assert.isTrue(Result.isSuccess(result))
-    const input = Result.getOrThrow(result)
+    const { decision: input, actions } = Result.getOrThrow(result)
     assert.strictEqual(input.title, "Refund 1042 for Ada?")
     assert.strictEqual(input.body, "Amount: €120")
     assert.deepStrictEqual(
@@ -50,6 +50,22 @@ describe("templates", () => {
       ["opt_refund", "opt_keep"]
     )
     assert.strictEqual(input.urgency, "urgent")
+    // The option's action targets the record named by its param, with params filled and the resolution's
+    // placeholders kept for when it runs.
+    assert.deepStrictEqual(actions, [
+      {
+        optionId: "opt_refund",
+        target: {
+          baseId: template.options[0]!.action!.baseId,
+          tableId: template.options[0]!.action!.tableId,
+          recordId: "recAAAAAAAAAAAAAA",
+          fields: Object.fromEntries(
+            Object.entries(template.options[0]!.action!.fields).map(([k, v]) => [k, fill(v, params)])
+          )
+        }
+      }
+    ])
+    assert.isTrue(Object.values(actions[0]!.target.fields).some((v) => v.includes("{{resolvedBy}}")))
   })
 
   it("a placeholder with no param is refused, naming each missing param and where it is used", () => {

@@ -23,6 +23,8 @@ import {
   KeyEnvelope,
   KeyListEnvelope,
   ListQuery,
+  RecordStoreCredentialsBody,
+  RecordStoreStatusEnvelope,
   RoleEnvelope,
   RoleListEnvelope,
   RouteBody,
@@ -31,6 +33,7 @@ import {
   WaitQuery,
   WebhookCreate,
   WebhookCreatedEnvelope,
+  WebhookDeliveryListEnvelope,
   WebhookEnvelope,
   WebhookListEnvelope,
   WorkspaceScope
@@ -121,7 +124,17 @@ export class WorkspaceDecisionsGroup extends HttpApiGroup.make("workspaceDecisio
       payload: RouteBody,
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
-    }).middleware(IdempotencyOptional)
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("retryAction", "/api/v1/workspace/decisions/:id/actions/:actionId/retry", {
+      params: { ...idParam, actionId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) },
+      success: DecisionEnvelope,
+      error: [...mutationErrors, E.forbidden]
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(
+        OpenApi.Description,
+        "Re-queue a dead-lettered record action (deciders of the decision and org admins); any other status is 409 invalid_transition."
+      )
   )
   .middleware(WorkspaceAuth)
   .annotateMerge(workspace) {}
@@ -269,7 +282,34 @@ export class WorkspaceWebhooksGroup extends HttpApiGroup.make("workspaceWebhooks
       params: keyParam,
       success: WebhookEnvelope,
       error: adminErrors
-    }).middleware(IdempotencyOptional)
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.get("deliveries", "/api/v1/workspace/webhooks/:id/deliveries", {
+      params: keyParam,
+      query: { limit: ListQuery.limit },
+      success: WebhookDeliveryListEnvelope,
+      error: [...readErrors, E.forbidden]
+    }).annotate(OpenApi.Description, "An endpoint's recent deliveries, newest first: status, attempts, last error.")
+  )
+  .middleware(WorkspaceAuth)
+  .annotateMerge(workspace) {}
+
+/** The organization's record-store credentials for template record actions (org admins; never shown again). */
+export class WorkspaceIntegrationsGroup extends HttpApiGroup.make("workspaceIntegrations")
+  .add(
+    HttpApiEndpoint.get("recordStore", "/api/v1/workspace/integrations/record-store", {
+      success: RecordStoreStatusEnvelope,
+      error: [...readErrors, E.forbidden]
+    }),
+    HttpApiEndpoint.put("setRecordStore", "/api/v1/workspace/integrations/record-store", {
+      payload: RecordStoreCredentialsBody,
+      success: RecordStoreStatusEnvelope,
+      error: [...adminErrors, E.notConfigured]
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(
+        OpenApi.Description,
+        "Set the token record actions use. It is kept encrypted and never returned; actions waiting for setup are queued."
+      )
   )
   .middleware(WorkspaceAuth)
   .annotateMerge(workspace) {}
@@ -285,6 +325,7 @@ export class DecisionsApi extends HttpApi.make("decisions")
   .add(CallerTemplatesGroup)
   .add(CallerWebhooksGroup)
   .add(WorkspaceWebhooksGroup)
+  .add(WorkspaceIntegrationsGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(

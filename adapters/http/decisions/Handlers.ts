@@ -3,7 +3,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerResponse } from "effect/http"
 import type { Decision } from "../../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
+import { publicDecision } from "../../../core/decisions/DecisionView.ts"
+import { RecordActions } from "../../../core/decisions/RecordActions.ts"
 import { Templates } from "../../../core/decisions/Templates.ts"
+import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../../core/decisions/Webhooks.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
@@ -12,13 +15,17 @@ import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.
 import { DecisionsApi } from "./Api.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
 
-/** The decision as the contract shows it: without the internal version, with routing where given. */
-export const toApiDecision = (decision: Decision, routing?: DecisionView["routing"]) => {
-  const { version: _version, ...shown } = decision
-  return routing === undefined ? shown : { ...shown, routing }
-}
+/**
+ * The decision as the contract shows it: without the internal version, with routing where given, and with
+ * its actions (names, never values) when `withActions`.
+ */
+export const toApiDecision = (decision: Decision, routing?: DecisionView["routing"], withActions = false) =>
+  publicDecision(decision, { routing, actions: withActions })
 
 const one = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing) } })
+
+/** Document 2: detail, choose, decline, route and retry answers carry `actions`. */
+const detail = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing, true) } })
 
 /** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
 const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -50,7 +57,7 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
               query.wait === undefined || query.wait === 0
                 ? yield* decisions.get(caller.organizationId, params.id)
                 : yield* decisions.waitForChange(caller.organizationId, params.id, query.wait)
-            return one(view)
+            return detail(view)
           })
         ),
       list: ({ query }) =>
@@ -115,13 +122,15 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
         ),
       get: ({ params }) =>
         answer(
-          Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(Effect.map(one))
+          Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(Effect.map(detail))
         ),
       choose: ({ params, payload }) =>
-        answer(Effect.flatMap(CurrentUser, (user) => decisions.choose(user, params.id, payload)).pipe(Effect.map(one))),
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.choose(user, params.id, payload)).pipe(Effect.map(detail))
+        ),
       decline: ({ params, payload }) =>
         answer(
-          Effect.flatMap(CurrentUser, (user) => decisions.decline(user, params.id, payload)).pipe(Effect.map(one))
+          Effect.flatMap(CurrentUser, (user) => decisions.decline(user, params.id, payload)).pipe(Effect.map(detail))
         ),
       askInfo: ({ params, payload }) =>
         answer(
@@ -130,7 +139,15 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
           )
         ),
       route: ({ params, payload }) =>
-        answer(Effect.flatMap(CurrentUser, (user) => decisions.route(user, params.id, payload)).pipe(Effect.map(one)))
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.route(user, params.id, payload)).pipe(Effect.map(detail))
+        ),
+      retryAction: ({ params }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => decisions.retryAction(user, params.id, params.actionId)).pipe(
+            Effect.map(detail)
+          )
+        )
     })
   })
 )
@@ -250,6 +267,7 @@ export const CallerWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "callerW
 export const WorkspaceWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceWebhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks
+    const deliveries = yield* WebhookDeliveries
     return handlers.handleAll({
       list: () =>
         answer(
@@ -261,6 +279,32 @@ export const WorkspaceWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "work
         answer(
           Effect.flatMap(CurrentUser, (user) => webhooks.disable(user, params.id)).pipe(
             Effect.map((webhook) => ({ data: { webhook } }))
+          )
+        ),
+      deliveries: ({ params, query }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => deliveries.list(user, params.id, query.limit ?? defaultPageLimit)).pipe(
+            Effect.map((all) => ({ data: { deliveries: all } }))
+          )
+        )
+    })
+  })
+)
+
+export const WorkspaceIntegrationHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceIntegrations", (handlers) =>
+  Effect.gen(function* () {
+    const actions = yield* RecordActions
+    return handlers.handleAll({
+      recordStore: () =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => actions.credentialsStatus(user)).pipe(
+            Effect.map((recordStore) => ({ data: { recordStore } }))
+          )
+        ),
+      setRecordStore: ({ payload }) =>
+        answer(
+          Effect.flatMap(CurrentUser, (user) => actions.setCredentials(user, payload.token)).pipe(
+            Effect.map((recordStore) => ({ data: { recordStore } }))
           )
         )
     })
@@ -276,5 +320,6 @@ export const DecisionsHandlers = Layer.mergeAll(
   WorkspaceTemplateHandlers,
   CallerTemplateHandlers,
   CallerWebhookHandlers,
-  WorkspaceWebhookHandlers
+  WorkspaceWebhookHandlers,
+  WorkspaceIntegrationHandlers
 )

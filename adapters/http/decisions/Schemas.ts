@@ -2,6 +2,7 @@ import { flow, Schema, SchemaGetter, Struct } from "effect"
 import type { DecisionStatus as Status } from "../../../core/decisions/Decision.ts"
 import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
 import { Decision, DecisionStatus, Slug } from "../../../core/decisions/Decision.ts"
+import { DecisionActionView } from "../../../core/decisions/DecisionAction.ts"
 import { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { Template } from "../../../core/decisions/Template.ts"
 import { WebhookEndpoint } from "../../../core/decisions/WebhookStore.ts"
@@ -14,9 +15,18 @@ export const RoutingSchema = Schema.Struct({
   reason: Schema.optionalKey(Schema.Literals(["no_members", "role_archived", "role_missing"]))
 }).annotate({ identifier: "DecisionRouting" })
 
-/** Document 2, "Decision (response)": the stored decision without its internal version, plus routing. */
+/**
+ * Document 2, "Decision (response)": the stored decision without its internal version, plus routing, and
+ * its record actions as DecisionActionViews (names, never values) on detail, choose, decline, route and retry.
+ */
 export const DecisionResponse = Decision.mapFields(
-  flow(Struct.omit(["version"]), Struct.assign({ routing: Schema.optionalKey(RoutingSchema) }))
+  flow(
+    Struct.omit(["version", "actions"]),
+    Struct.assign({
+      routing: Schema.optionalKey(RoutingSchema),
+      actions: Schema.optionalKey(Schema.Array(DecisionActionView))
+    })
+  )
 ).annotate({ identifier: "Decision" })
 
 export const DecisionEnvelope = Schema.Struct({ data: Schema.Struct({ decision: DecisionResponse }) }).annotate({
@@ -117,3 +127,39 @@ export const WebhookEnvelope = Schema.Struct({ data: Schema.Struct({ webhook: We
 export const WebhookListEnvelope = Schema.Struct({
   data: Schema.Struct({ webhooks: Schema.Array(WebhookEndpoint) })
 }).annotate({ identifier: "WebhookListEnvelope" })
+
+export const RecordStoreCredentialsBody = Schema.Struct({
+  token: Schema.String.check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(512),
+    Schema.isPattern(/^\S+$/, { description: "a token without spaces" })
+  )
+}).annotate({ identifier: "RecordStoreCredentials" })
+
+export const RecordStoreStatusEnvelope = Schema.Struct({
+  data: Schema.Struct({
+    recordStore: Schema.Struct({
+      configured: Schema.Boolean,
+      updatedAt: Schema.optionalKey(Schema.String),
+      updatedBy: Schema.optionalKey(Schema.String)
+    })
+  })
+}).annotate({ identifier: "RecordStoreStatusEnvelope" })
+
+export const WebhookDeliveryView = Schema.Struct({
+  id: Schema.String,
+  webhookId: Schema.String,
+  decisionId: Schema.String,
+  eventType: Schema.String,
+  status: Schema.Literals(["pending", "delivered", "failed", "skipped"]),
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.String,
+  createdAt: Schema.String,
+  lastError: Schema.optionalKey(Schema.String),
+  lastStatusCode: Schema.optionalKey(Schema.Int),
+  completedAt: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "WebhookDelivery" })
+
+export const WebhookDeliveryListEnvelope = Schema.Struct({
+  data: Schema.Struct({ deliveries: Schema.Array(WebhookDeliveryView) })
+}).annotate({ identifier: "WebhookDeliveryListEnvelope" })

@@ -9,6 +9,11 @@ export const WebhookStoreMemory = Layer.sync(WebhookStore, () => {
       Effect.sync(() =>
         [...rows.values()].filter((w) => w.organizationId === organizationId).sort((a, b) => (a.id < b.id ? 1 : -1))
       ),
+    get: (organizationId, id) =>
+      Effect.sync(() => {
+        const row = rows.get(id)
+        return row !== undefined && row.organizationId === organizationId ? row : undefined
+      }),
     disable: (organizationId, id, at) =>
       Effect.sync(() => {
         const row = rows.get(id)

@@ -1,7 +1,9 @@
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Decision, DecisionStatus } from "../../../core/decisions/Decision.ts"
+import { actionsDueAt, hasWaitingAction } from "../../../core/decisions/DecisionAction.ts"
 import { DecisionStore, type DecisionQuery } from "../../../core/decisions/DecisionStore.ts"
+import type { WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
 import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { epochMs, isoAt } from "../../../core/kernel/Timestamp.ts"
 
@@ -35,15 +37,21 @@ const instant = (iso: string): string | null => {
   return Number.isFinite(ms) ? isoAt(ms) : null
 }
 
-/** The scalar columns, always rewritten from the decision itself (0002_decisions.ts). */
-const columns = (decision: Decision) => ({
-  roleSlug: decision.roleSlug,
-  status: decision.status,
-  directAssigneeEmail: decision.directAssigneeEmail === undefined ? null : normalizeEmail(decision.directAssigneeEmail),
-  expiresAt: decision.expiresAt === undefined ? null : instant(decision.expiresAt),
-  createdAt: instant(decision.createdAt),
-  doc: JSON.stringify(decision)
-})
+/** The scalar columns, always rewritten from the decision itself (0002_decisions.ts, 0007_actions_and_outbox.ts). */
+const columns = (decision: Decision) => {
+  const actionDueAt = actionsDueAt(decision.actions)
+  return {
+    roleSlug: decision.roleSlug,
+    status: decision.status,
+    directAssigneeEmail:
+      decision.directAssigneeEmail === undefined ? null : normalizeEmail(decision.directAssigneeEmail),
+    expiresAt: decision.expiresAt === undefined ? null : instant(decision.expiresAt),
+    createdAt: instant(decision.createdAt),
+    actionDueAt: actionDueAt === undefined ? null : isoAt(actionDueAt),
+    actionsWaiting: hasWaitingAction(decision.actions),
+    doc: JSON.stringify(decision)
+  }
+}
 
 /**
  * The DecisionStore port over `decisions.decisions` (0002_decisions.ts). `save` is one conditional UPDATE,
@@ -62,9 +70,11 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
         const c = columns(decision)
         return sql`
           INSERT INTO decisions.decisions
-            (id, organization_id, role_slug, status, direct_assignee_email, expires_at, created_at, version, doc)
+            (id, organization_id, role_slug, status, direct_assignee_email, expires_at, created_at, version,
+              action_due_at, actions_waiting, doc)
           VALUES (${decision.id}, ${decision.organizationId}, ${c.roleSlug}, ${c.status}, ${c.directAssigneeEmail},
-            ${c.expiresAt}::timestamptz, ${c.createdAt}::timestamptz, ${decision.version}, ${c.doc}::jsonb)`
+            ${c.expiresAt}::timestamptz, ${c.createdAt}::timestamptz, ${decision.version},
+            ${c.actionDueAt}::timestamptz, ${c.actionsWaiting}, ${c.doc}::jsonb)`
       }
     })
 
@@ -88,6 +98,8 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
             expires_at = ${c.expiresAt}::timestamptz,
             created_at = ${c.createdAt}::timestamptz,
             version = ${next.version},
+            action_due_at = ${c.actionDueAt}::timestamptz,
+            actions_waiting = ${c.actionsWaiting},
             doc = ${c.doc}::jsonb
           WHERE id = ${next.id} AND organization_id = ${next.organizationId} AND version = ${expectedVersion}
           RETURNING id`
@@ -136,6 +148,39 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
         LIMIT ${limit}`
     })
 
+    const actionsDueRows = SqlSchema.findAll({
+      Request: Due,
+      Result: Row,
+      execute: ({ nowIso, limit }) => sql`
+        SELECT doc FROM decisions.decisions
+        WHERE action_due_at <= ${instant(nowIso)}::timestamptz
+        ORDER BY action_due_at, id
+        LIMIT ${limit}`
+    })
+
+    const actionsWaitingRows = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Row,
+      execute: (organizationId) => sql`
+        SELECT doc FROM decisions.decisions WHERE organization_id = ${organizationId} AND actions_waiting ORDER BY id`
+    })
+
+    const insertDeliveries = (deliveries: Arr.NonEmptyReadonlyArray<WebhookDelivery>) =>
+      sql`INSERT INTO decisions.webhook_deliveries ${sql.insert(
+        Arr.map(deliveries, (d) => ({
+          id: d.id,
+          organization_id: d.organizationId,
+          webhook_id: d.webhookId,
+          decision_id: d.decisionId,
+          event_type: d.eventType,
+          payload: d.payload,
+          status: d.status,
+          attempts: d.attempts,
+          next_attempt_at: d.nextAttemptAt,
+          created_at: d.createdAt
+        }))
+      )}`
+
     const docs = (rows: ReadonlyArray<typeof Row.Type>): ReadonlyArray<Decision> => rows.map((row) => row.doc)
 
     return DecisionStore.of({
@@ -145,14 +190,32 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
       get: Effect.fn("DecisionStoreSql.get")(function* (organizationId: string, id: string) {
         return Option.getOrUndefined(yield* findRow({ organizationId, id }))?.doc
       }, Effect.orDie),
-      save: Effect.fn("DecisionStoreSql.save")(function* (next: Decision, expectedVersion: number) {
-        return (yield* updateRow({ next, expectedVersion })).length > 0
+      save: Effect.fn("DecisionStoreSql.save")(function* (
+        next: Decision,
+        expectedVersion: number,
+        outbox: ReadonlyArray<WebhookDelivery> = []
+      ) {
+        if (!Arr.isReadonlyArrayNonEmpty(outbox)) return (yield* updateRow({ next, expectedVersion })).length > 0
+        // Issue 4: the change and its webhook deliveries commit together or not at all.
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            if ((yield* updateRow({ next, expectedVersion })).length === 0) return false
+            yield* insertDeliveries(outbox)
+            return true
+          })
+        )
       }, Effect.orDie),
       list: Effect.fn("DecisionStoreSql.list")(function* (query: DecisionQuery) {
         return docs(yield* listRows(query))
       }, Effect.orDie),
       due: Effect.fn("DecisionStoreSql.due")(function* (nowIso: string, limit: number) {
         return docs(yield* dueRows({ nowIso, limit }))
+      }, Effect.orDie),
+      actionsDue: Effect.fn("DecisionStoreSql.actionsDue")(function* (nowIso: string, limit: number) {
+        return docs(yield* actionsDueRows({ nowIso, limit }))
+      }, Effect.orDie),
+      actionsWaiting: Effect.fn("DecisionStoreSql.actionsWaiting")(function* (organizationId: string) {
+        return docs(yield* actionsWaitingRows(organizationId))
       }, Effect.orDie)
     })
   })

@@ -31,6 +31,12 @@ export const WebhookStoreSql: Layer.Layer<WebhookStore, never, SqlClient.SqlClie
       execute: (organizationId) =>
         sql`SELECT * FROM decisions.webhooks WHERE organization_id = ${organizationId} ORDER BY id DESC`
     })
+    const getRows = SqlSchema.findAll({
+      Request: Schema.Struct({ organizationId: Schema.String, id: Schema.String }),
+      Result: Row,
+      execute: ({ organizationId, id }) =>
+        sql`SELECT * FROM decisions.webhooks WHERE id = ${id} AND organization_id = ${organizationId}`
+    })
     const disableRows = SqlSchema.findAll({
       Request: Schema.Struct({ organizationId: Schema.String, id: Schema.String, at: Schema.String }),
       Result: Row,
@@ -46,6 +52,11 @@ export const WebhookStoreSql: Layer.Layer<WebhookStore, never, SqlClient.SqlClie
       list: (organizationId) =>
         listRows(organizationId).pipe(
           Effect.map((rows) => rows.map(toWebhook)),
+          Effect.orDie
+        ),
+      get: (organizationId, id) =>
+        getRows({ organizationId, id }).pipe(
+          Effect.map((rows) => (rows[0] === undefined ? undefined : toWebhook(rows[0]))),
           Effect.orDie
         ),
       disable: (organizationId, id, at) =>

@@ -5,10 +5,12 @@ import { rolesTables } from "./0003_roles.ts"
 import { callerKeysTable } from "./0004_caller_keys.ts"
 import { templatesTable } from "./0005_templates.ts"
 import { webhooksTable } from "./0006_webhooks.ts"
+import { actionsAndOutbox } from "./0007_actions_and_outbox.ts"
 
 /**
  * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
- * assignments, caller keys, templates and webhook endpoints. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
+ * assignments, caller keys, templates, webhook endpoints
+ * with their delivery outbox, and record-store credentials. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
  */
 export const decisionsMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("decisions", 1),
@@ -16,5 +18,6 @@ export const decisionsMigrations: ReadonlyArray<Migration> = [
   rolesTables,
   callerKeysTable,
   templatesTable,
-  webhooksTable
+  webhooksTable,
+  actionsAndOutbox
 ]

@@ -1,0 +1,20 @@
+import type { Decision } from "./Decision.ts"
+import { actionView } from "./DecisionAction.ts"
+import type { Routing } from "./Routing.ts"
+
+/**
+ * A decision as the contract shows it (document 2, "Decision (response)"): without the internal version,
+ * with `routing` where the answer carries it, and with `actions` as DecisionActionViews (names, never
+ * values) on the answers that carry them (detail, choose, decline, route, retry; webhook bodies).
+ */
+export const publicDecision = (
+  decision: Decision,
+  options: { readonly routing?: Routing | undefined; readonly actions?: boolean } = {}
+) => {
+  const { version: _version, actions, ...shown } = decision
+  return {
+    ...shown,
+    ...(options.routing === undefined ? {} : { routing: options.routing }),
+    ...(options.actions === true ? { actions: (actions ?? []).map(actionView) } : {})
+  }
+}

@@ -1,0 +1,181 @@
+import { Clock, Context, Effect, Layer, Random, Redacted, Result } from "effect"
+import { open, seal } from "../auth/SecretBox.ts"
+import { Forbidden, NotConfigured } from "../kernel/Errors.ts"
+import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { defaultRetryPolicy, stepAction, type ActionEvent, type RetryPolicy } from "./ActionMachine.ts"
+import type { Decision } from "./Decision.ts"
+import { actionDueAt, type DecisionAction } from "./DecisionAction.ts"
+import { DecisionSignals } from "./DecisionSignals.ts"
+import { DecisionStore } from "./DecisionStore.ts"
+import type { WorkspaceUser } from "./Decisions.ts"
+import { RecordStoreCredentials } from "./RecordStoreCredentials.ts"
+import { RecordUpdater } from "./RecordUpdater.ts"
+import { fill } from "./Template.ts"
+
+export interface RecordActionsConfig {
+  /** Seals record-store tokens at rest. Unset: setting a token is NotConfigured, and actions wait for setup. */
+  readonly secretsKey: Redacted.Redacted<string> | undefined
+  readonly retryPolicy?: RetryPolicy | undefined
+  /** How long a worker holds an action it is performing; a crash frees it after this. Default 5 minutes. */
+  readonly leaseMs?: number | undefined
+}
+
+/** What the workspace may know of the record-store credentials: whether they are set, never the token. */
+export interface RecordStoreStatus {
+  readonly configured: boolean
+  readonly updatedAt?: string
+  readonly updatedBy?: string
+}
+
+const maxAttempts = 8
+
+/**
+ * The record-action worker and the record-store credentials (issue 4). A queued action is claimed with a
+ * lease (an optimistic save, so two workers never both run it), performed through the RecordUpdater
+ * port, and its outcome goes through the pure action machine. An action without credentials waits for
+ * setup until an admin sets them.
+ */
+export class RecordActions extends Context.Service<RecordActions, Effect.Success<ReturnType<typeof make>>>()(
+  "core/decisions/RecordActions"
+) {
+  static readonly layer = (config: RecordActionsConfig) => Layer.effect(RecordActions, make(config))
+}
+
+const make = (config: RecordActionsConfig) =>
+  Effect.gen(function* () {
+    const store = yield* DecisionStore
+    const credentials = yield* RecordStoreCredentials
+    const updater = yield* RecordUpdater
+    const signals = yield* DecisionSignals
+    const policy = config.retryPolicy ?? defaultRetryPolicy
+    const leaseMs = config.leaseMs ?? 5 * 60 * 1000
+
+    /**
+     * Applies `change` to one action of a decision with optimistic concurrency; answers the saved action,
+     * or undefined when the action is gone or `change` declines (answers undefined).
+     */
+    const updateAction = Effect.fnUntraced(function* (
+      organizationId: string,
+      decisionId: string,
+      actionId: string,
+      change: (action: DecisionAction, nowMs: number) => Effect.Effect<DecisionAction | undefined>
+    ) {
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        const stored = yield* store.get(organizationId, decisionId)
+        const action = stored?.actions?.find((a) => a.id === actionId)
+        if (stored === undefined || action === undefined) return undefined
+        const now = yield* Clock.currentTimeMillis
+        const next = yield* change(action, now)
+        if (next === undefined) return undefined
+        const saved: Decision = {
+          ...stored,
+          actions: stored.actions!.map((a) => (a.id === actionId ? next : a)),
+          updatedAt: isoAt(Math.max(now, epochMs(stored.updatedAt))),
+          version: stored.version + 1
+        }
+        if (yield* store.save(saved, stored.version)) {
+          yield* signals.signal(decisionId)
+          return { decision: saved, action: next }
+        }
+      }
+      return undefined
+    })
+
+    const withoutLease = ({ leaseUntil: _lease, ...action }: DecisionAction): DecisionAction => action
+
+    const stepped = (event: ActionEvent) => (action: DecisionAction, now: number) =>
+      Effect.map(Random.next, (jitter) => {
+        const next = stepAction(withoutLease(action), event, now, jitter, policy)
+        return Result.isSuccess(next) ? next.success : undefined
+      })
+
+    const tokenOf = Effect.fnUntraced(function* (organizationId: string) {
+      if (config.secretsKey === undefined) return undefined
+      const stored = yield* credentials.get(organizationId)
+      const token = stored === undefined ? undefined : open(Redacted.value(config.secretsKey), stored.sealedToken)
+      return token === undefined ? undefined : Redacted.make(token)
+    })
+
+    /** Claims, performs and records one action; answers whether it ran. */
+    const runOne = Effect.fnUntraced(function* (organizationId: string, decisionId: string, actionId: string) {
+      const claimed = yield* updateAction(organizationId, decisionId, actionId, (action, now) => {
+        const due = actionDueAt(action)
+        return Effect.succeed(
+          due === undefined || due > now ? undefined : { ...action, leaseUntil: isoAt(now + leaseMs) }
+        )
+      })
+      if (claimed === undefined) return false
+      const { decision, action } = claimed
+      const token = yield* tokenOf(organizationId)
+      let event: ActionEvent
+      if (token === undefined) {
+        event = { _tag: "NoCredentials" }
+      } else {
+        const resolution = decision.resolution
+        const values = { resolvedBy: resolution?.decidedBy ?? "", resolvedAt: resolution?.decidedAt ?? "" }
+        const fields = Object.fromEntries(
+          Object.entries(action.target.fields).map(([name, value]) => [name, fill(value, values)])
+        )
+        const outcome = yield* Effect.result(updater.update({ token, ...action.target, fields }))
+        event = Result.isSuccess(outcome)
+          ? { _tag: "Succeeded" }
+          : { _tag: "Failed", error: outcome.failure.message, retryable: outcome.failure.retryable }
+      }
+      yield* updateAction(organizationId, decisionId, actionId, stepped(event))
+      return true
+    })
+
+    /** Runs every action due now, oldest first; answers how many ran. */
+    const runDue = Effect.fn("RecordActions.runDue")(function* (batch: number = 20) {
+      const now = yield* Clock.currentTimeMillis
+      let ran = 0
+      for (const decision of yield* store.actionsDue(isoAt(now), batch)) {
+        for (const action of decision.actions ?? []) {
+          const due = actionDueAt(action)
+          if (due !== undefined && due <= now && (yield* runOne(decision.organizationId, decision.id, action.id))) ran++
+        }
+      }
+      return ran
+    })
+
+    const requireAdmin = (user: WorkspaceUser) =>
+      user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+
+    /**
+     * Sets the organization's record-store token (kept sealed, never shown again) and queues every action
+     * that was waiting for it.
+     */
+    const setCredentials = Effect.fn("RecordActions.setCredentials")(function* (user: WorkspaceUser, token: string) {
+      yield* requireAdmin(user)
+      if (config.secretsKey === undefined) {
+        return yield* new NotConfigured({ message: "Record-store credentials cannot be kept on this service yet." })
+      }
+      const updatedAt = isoAt(yield* Clock.currentTimeMillis)
+      yield* credentials.put({
+        organizationId: user.organizationId,
+        sealedToken: seal(Redacted.value(config.secretsKey), token),
+        updatedBy: user.email,
+        updatedAt
+      })
+      for (const decision of yield* store.actionsWaiting(user.organizationId)) {
+        for (const action of decision.actions ?? []) {
+          if (action.status === "waiting_for_setup") {
+            yield* updateAction(user.organizationId, decision.id, action.id, stepped({ _tag: "CredentialsSet" }))
+          }
+        }
+      }
+      return { configured: true, updatedAt, updatedBy: user.email } satisfies RecordStoreStatus
+    })
+
+    const credentialsStatus = Effect.fn("RecordActions.credentialsStatus")(function* (user: WorkspaceUser) {
+      yield* requireAdmin(user)
+      const stored = yield* credentials.get(user.organizationId)
+      return (
+        stored === undefined
+          ? { configured: false }
+          : { configured: true, updatedAt: stored.updatedAt, updatedBy: stored.updatedBy }
+      ) satisfies RecordStoreStatus
+    })
+
+    return { runDue, setCredentials, credentialsStatus }
+  })
