@@ -45,9 +45,12 @@ export type DecisionAction = typeof DecisionAction.Type
 
 export const actionView = ({ target: _target, leaseUntil: _lease, ...view }: DecisionAction): DecisionActionView => view
 
-/** "Update Status, Approved by on a record of tblXXXXXXXXXXXXXX": the field names and the table, no values. */
+/**
+ * "Update Approved by, Status on a record of tblXXXXXXXXXXXXXX": the field names (sorted, so every store
+ * answers the same whatever order it keeps object keys in) and the table, no values.
+ */
 export const actionSummary = (target: Pick<RecordTarget, "tableId" | "fields">): string => {
-  const names = Object.keys(target.fields)
+  const names = Object.keys(target.fields).sort()
   const shown = names.length > 4 ? `${names.slice(0, 4).join(", ")} and ${names.length - 4} more` : names.join(", ")
   return `Update ${shown} on a record of ${target.tableId}`.slice(0, 200)
 }

@@ -34,19 +34,25 @@ export const testWorkers = (updater: Layer.Layer<RecordUpdater, never, never> = 
     WebhookDeliveries.layer({ secretsKey: testSecretsKey, retrySchedule: testRetrySchedule, timeoutMs: 500 })
   ).pipe(Layer.provide(Layer.merge(updater, WebhookSenderHttp({ allowLoopback: true }))))
 
-/** The decisions use cases over the memory adapters (also provided, for inspection), fresh per build. */
-export const DecisionsMemory = Layer.mergeAll(Templates.layer, testWebhooks, testWorkers()).pipe(
-  Layer.provideMerge(Decisions.layer),
-  Layer.provideMerge(
-    Layer.mergeAll(
-      DecisionStoreMemory,
-      RoleStoreMemory,
-      CallerKeyStoreMemory,
-      DecisionSignalsMemory,
-      TemplateStoreMemory,
-      WebhookStoreMemory,
-      RecordStoreCredentialsMemory,
-      IdGeneratorUlid
+/**
+ * The decisions use cases over the memory adapters (also provided, for inspection), fresh per build; record
+ * actions go through `updater`.
+ */
+export const decisionsMemory = (updater?: Layer.Layer<RecordUpdater, never, never>) =>
+  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater)).pipe(
+    Layer.provideMerge(Decisions.layer),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        DecisionStoreMemory,
+        RoleStoreMemory,
+        CallerKeyStoreMemory,
+        DecisionSignalsMemory,
+        TemplateStoreMemory,
+        WebhookStoreMemory,
+        RecordStoreCredentialsMemory,
+        IdGeneratorUlid
+      )
     )
   )
-)
+
+export const DecisionsMemory = decisionsMemory()

@@ -6,12 +6,13 @@ import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { testWebhooks, testWorkers } from "./DecisionsMemory.ts"
 
 /** The decisions use cases and the idempotency store over the SQL adapters, on a fresh migrated database. */
-export const decisionsSqlOn = (backend: SqlBackend) =>
-  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers()).pipe(
+export const decisionsSqlOn = (backend: SqlBackend, updater?: Layer.Layer<RecordUpdater, never, never>) =>
+  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater)).pipe(
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(DecisionsDataSql, IdGeneratorUlid)),
     Layer.provideMerge(IdempotencyStoreSql("decisions")),
