@@ -385,4 +385,66 @@ describe.each(backends)("record actions and signed webhooks over HTTP ($name ada
       )
     })
   )
+
+  it.live("deliveries to a receiver that fails, times out and throttles all arrive, each exactly once by id", () =>
+    Effect.gen(function* () {
+      standIn = yield* Effect.promise(() => startAirtableStandIn({ tokens: [] }))
+      cleanups.push(() => standIn.close())
+      let secret = ""
+      // Per delivery: first a 500, then a hang past the 500 ms timeout, then a 429 with Retry-After, then 200.
+      const faults: ReadonlyArray<Behaviour> = [
+        { status: 500 },
+        "hang",
+        { status: 429, headers: { "retry-after": "0" } }
+      ]
+      const receiver = yield* Effect.promise(() =>
+        startReceiver(
+          () => secret,
+          (attempt) => faults[attempt - 1] ?? { status: 200 }
+        )
+      )
+      cleanups.push(receiver.close)
+      let permanentSecret = ""
+      const gone = yield* Effect.promise(() =>
+        startReceiver(
+          () => permanentSecret,
+          () => ({ status: 410 })
+        )
+      )
+      cleanups.push(gone.close)
+      const { baseUrl } = yield* serve()
+      const org = yield* setUp(baseUrl, "acme")
+      const { caller, workspace } = client(baseUrl)
+      secret = (yield* caller("POST", "/api/v1/webhooks", org.key, { url: receiver.url })).json.data.secret
+      const goneHook = (yield* caller("POST", "/api/v1/webhooks", org.key, { url: gone.url })).json.data
+      permanentSecret = goneHook.secret
+
+      const body = { title: "Ship it?", roleSlug: "finance", options: [{ label: "Yes" }, { label: "No" }] }
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        const id = (yield* caller("POST", "/api/v1/decisions", org.key, body)).json.data.decision.id
+        yield* caller("POST", `/api/v1/decisions/${id}/cancel`, org.key)
+        ids.push(id)
+      }
+      const accepted = yield* eventually(
+        Effect.sync(() => [...receiver.accepted.values()] as Array<any>),
+        (all) => all.length >= 5,
+        "20 seconds"
+      )
+      assert.deepStrictEqual(accepted.map((e) => e.data.decision.id).sort(), [...ids].sort())
+      // Exactly once each: every delivery id was answered 2xx once, after its three failed attempts.
+      for (const [id, attempts] of receiver.attempts) {
+        assert.strictEqual(attempts, 4, id)
+        const oks = receiver.received.filter((r) => JSON.parse(r.body).id === id && r.verified).length
+        assert.strictEqual(oks, 4)
+      }
+      // A 4xx other than 408/429 is permanent: one attempt, recorded as failed.
+      const failed = yield* eventually(
+        workspace("GET", `/api/v1/workspace/webhooks/${goneHook.webhook.id}/deliveries`, org.admin),
+        (a) => a.json.data.deliveries.length === 5 && a.json.data.deliveries.every((d: any) => d.status === "failed")
+      )
+      assert.isTrue(failed.json.data.deliveries.every((d: any) => d.attempts === 1 && d.lastStatusCode === 410))
+      assert.strictEqual(gone.received.length, 5)
+    })
+  )
 })
