@@ -41,8 +41,7 @@ const make = (config: WebhookDeliveriesConfig) =>
     const sender = yield* WebhookSender
     const schedule = config.retrySchedule ?? defaultRetrySchedule
     const timeoutMs = config.timeoutMs ?? 10_000
-    // Longer than an attempt can take, so a delivery is claimed again only when its worker is gone.
-    const leaseMs = timeoutMs + 60_000
+    const concurrency = config.concurrency ?? 8
 
     const deliverOne = Effect.fnUntraced(function* (delivery: WebhookDelivery) {
       const endpoint = yield* endpoints.get(delivery.organizationId, delivery.webhookId)
@@ -80,8 +79,10 @@ const make = (config: WebhookDeliveriesConfig) =>
     /** Sends every delivery due now (up to `batch`); answers how many were delivered. */
     const deliverDue = Effect.fn("WebhookDeliveries.deliverDue")(function* (batch: number = 50) {
       const now = yield* Clock.currentTimeMillis
+      // Longer than the whole batch can take, so a delivery is claimed again only when its worker is gone.
+      const leaseMs = timeoutMs * Math.ceil(batch / concurrency) + 5_000
       const claimed = yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMs), batch)
-      const delivered = yield* Effect.forEach(claimed, deliverOne, { concurrency: config.concurrency ?? 8 })
+      const delivered = yield* Effect.forEach(claimed, deliverOne, { concurrency })
       return delivered.filter(Boolean).length
     })
 
