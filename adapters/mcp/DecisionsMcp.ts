@@ -1,0 +1,205 @@
+import { Effect, Layer, Schema } from "effect"
+import { McpProtocol, McpServer, Tool, Toolkit } from "effect/ai"
+import { DecisionCreate, openStatuses } from "../../core/decisions/Decision.ts"
+import { Decisions, type DecisionView } from "../../core/decisions/Decisions.ts"
+import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
+import { Decisions as L } from "../../core/kernel/Limits.ts"
+import { defaultPageLimit, PageLimit } from "../../core/kernel/Paging.ts"
+import { CurrentCaller } from "../http/decisions/Auth.ts"
+import { toApiDecision } from "../http/decisions/Handlers.ts"
+import { DecisionId, DecisionResponse, InfoResponseBody } from "../http/decisions/Schemas.ts"
+import { McpCallerAuth, type McpCallerAuthConfig } from "./McpCallerAuth.ts"
+import { decodeArguments, toToolFailure, ToolFailure } from "./ToolFailure.ts"
+import { runIdempotentTool } from "./ToolIdempotency.ts"
+
+// ---- arguments (document 2, "Agent tools ... mirror the caller operations") ----
+
+const IdempotencyKey = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(L.idempotencyKeyMax),
+  Schema.isPattern(/^[\x21-\x7e]+$/, { description: "visible ASCII characters" })
+).annotate({
+  description:
+    "1 to 255 visible ASCII characters, unique per decision you mean to create. Retrying with the same key " +
+    "and arguments returns the first answer instead of creating a second decision."
+})
+
+export const RequestDecisionArguments = Schema.Struct({ ...DecisionCreate.fields, idempotencyKey: IdempotencyKey })
+
+export const GetDecisionArguments = Schema.Struct({
+  id: DecisionId.annotate({ description: "The decision id returned by request_decision" }),
+  wait: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: L.waitMaxSeconds })).annotate({
+      description:
+        "Seconds (0 to 60) to wait for the status to change before answering; the current state is answered " +
+        "when the wait runs out. Set your client's request timeout above this."
+    })
+  )
+})
+
+export const ListPendingArguments = Schema.Struct({
+  cursor: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(64)).annotate({ description: "nextCursor of the previous page" })
+  ),
+  limit: Schema.optionalKey(PageLimit.annotate({ description: "Page size, 1 to 100 (default 25)" }))
+})
+
+export const RespondToInfoRequestArguments = Schema.Struct({
+  decisionId: DecisionId,
+  ...InfoResponseBody.fields
+})
+
+// ---- answers: the decision exactly as the HTTP caller plane shows it ----
+
+const DecisionAnswer = Schema.Struct({ decision: DecisionResponse })
+const DecisionPageAnswer = Schema.Struct({
+  decisions: Schema.Array(DecisionResponse),
+  nextCursor: Schema.optionalKey(Schema.String)
+})
+
+// Parameters are published as JSON Schema and decoded by the handlers (see decodeArguments).
+const tool = <const Name extends string, S extends Schema.Top>(
+  name: Name,
+  options: { readonly description: string; readonly arguments: Schema.Top; readonly success: S }
+) =>
+  Tool.dynamic(name, {
+    description: options.description,
+    parameters: Tool.getJsonSchemaFromSchema(options.arguments),
+    success: options.success,
+    failure: ToolFailure
+  }).addDependency(CurrentCaller)
+
+export const RequestDecision = tool("request_decision", {
+  description:
+    "Ask people in your organization to decide: a title, a decision role (roleSlug) whose holders decide, " +
+    "2 to 5 options, and optional body (markdown), facts, links, urgency and expiry. Answers the created " +
+    "decision (status pending) with its routing. Learn the outcome with get_decision.",
+  arguments: RequestDecisionArguments,
+  success: DecisionAnswer
+})
+  .annotate(Tool.Title, "Request a decision")
+  .annotate(Tool.Idempotent, true)
+
+export const GetDecision = tool("get_decision", {
+  description:
+    "Read one of your organization's decisions. With wait (seconds, at most 60) the call blocks until the " +
+    "status changes or the wait ends, then answers the decision as it is.",
+  arguments: GetDecisionArguments,
+  success: DecisionAnswer
+})
+  .annotate(Tool.Title, "Get a decision")
+  .annotate(Tool.Readonly, true)
+
+export const ListPending = tool("list_pending", {
+  description:
+    "List your organization's open decisions (status pending or needs_info), newest first. Pass nextCursor " +
+    "back as cursor for the next page.",
+  arguments: ListPendingArguments,
+  success: DecisionPageAnswer
+})
+  .annotate(Tool.Title, "List open decisions")
+  .annotate(Tool.Readonly, true)
+
+export const RespondToInfoRequest = tool("respond_to_info_request", {
+  description:
+    "Answer a decider's question on a decision in status needs_info (infoRequestId is the id of its latest " +
+    "unanswered entry in infoRequests). The decision returns to pending.",
+  arguments: RespondToInfoRequestArguments,
+  success: DecisionAnswer
+}).annotate(Tool.Title, "Answer a decider's question")
+
+export const DecisionsTools = Toolkit.make(RequestDecision, GetDecision, ListPending, RespondToInfoRequest)
+
+const one = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing) })
+
+/** Document 2: the detail read also carries `actions`, as the HTTP caller plane's GET does. */
+const detail = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing, true) })
+
+/** The tools over the decisions use cases; each reads the caller the `/mcp` auth middleware resolved. */
+export const DecisionsToolHandlers = DecisionsTools.toLayer(
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    const store = yield* IdempotencyStore
+    return DecisionsTools.of({
+      request_decision: (params) =>
+        toToolFailure(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const { idempotencyKey, ...input } = yield* decodeArguments(RequestDecisionArguments)(params)
+            return yield* runIdempotentTool({
+              store,
+              caller,
+              tool: "request_decision",
+              key: idempotencyKey,
+              arguments: input,
+              run: Effect.map(decisions.create(caller, input), one)
+            })
+          })
+        ),
+      get_decision: (params) =>
+        toToolFailure(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const { id, wait } = yield* decodeArguments(GetDecisionArguments)(params)
+            const view =
+              wait === undefined || wait === 0
+                ? yield* decisions.get(caller.organizationId, id)
+                : yield* decisions.waitForChange(caller.organizationId, id, wait)
+            return detail(view)
+          })
+        ),
+      list_pending: (params) =>
+        toToolFailure(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const { cursor, limit } = yield* decodeArguments(ListPendingArguments)(params)
+            const page = yield* decisions.list(
+              caller.organizationId,
+              { _tag: "All" },
+              { statuses: openStatuses, cursor, limit: limit ?? defaultPageLimit }
+            )
+            const views = yield* decisions.withRouting(page.decisions)
+            return {
+              decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
+              ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+            }
+          })
+        ),
+      respond_to_info_request: (params) =>
+        toToolFailure(
+          Effect.gen(function* () {
+            const caller = yield* CurrentCaller
+            const { decisionId, ...answer } = yield* decodeArguments(RespondToInfoRequestArguments)(params)
+            return one(yield* decisions.answerInfo(caller, decisionId, answer))
+          })
+        )
+    })
+  })
+)
+
+export interface DecisionsMcpConfig extends McpCallerAuthConfig {
+  /** The build the server reports to clients as its version. */
+  readonly build: string
+}
+
+/**
+ * Document 2, "Agent tools": an MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
+ * the caller plane's key. A route layer like the HTTP contract's: requires `Decisions` and the
+ * `IdempotencyStore` of the decisions service, and is merged into the service's router.
+ */
+export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>
+  Layer.flatMap(
+    McpServer.layerHttp({
+      name: "decisions",
+      version: config.build,
+      path: "/mcp",
+      protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
+      allowSessionTermination: true,
+      registrations: McpServer.toolkit(DecisionsTools).pipe(Layer.provide(DecisionsToolHandlers))
+    }).pipe(
+      Layer.provide(McpCallerAuth(config).layer),
+      // The only construction failure is an unsupported protocol list: a programming error, not a runtime one.
+      Layer.orDie
+    ),
+    () => Layer.empty
+  )
