@@ -7,7 +7,10 @@ import { HubApi } from "../../adapters/http/hub/Api.ts"
 import { HubUniformHandlers } from "../../adapters/http/hub/Handlers.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
-import { TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
+import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/tasks/AuthLayers.ts"
+import { TasksHandlers, TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
+import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
+import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
 import type { Manifest } from "../../core/kernel/index.ts"
 
@@ -76,7 +79,7 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
     callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute,
     userRequestsPerMinute: settings.decisionsUserRequestsPerMinute
   }
-  return serviceRoutes({
+  const http = serviceRoutes({
     api: DecisionsApi,
     handlers: Layer.mergeAll(
       DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }),
@@ -93,11 +96,28 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
       )
     )
   )
+  // Document 2, "Agent tools": the MCP server at /mcp, behind the caller plane's key.
+  return Layer.merge(
+    http,
+    decisionsMcpRoutes({ callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute, build: settings.build })
+  )
 }
 
+/** Requires the task inbox use cases (`Tasks`) and Readiness. Errors in document 3's `{error}` shape. */
 export const tasksRoutes = (settings: ServiceSettings) =>
   serviceRoutes({
     api: TasksApi,
-    handlers: TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
-    errors: { dialect: "hub", maxBodyBytes: 64 * kib }
-  }).pipe(Layer.provide(TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production })))
+    handlers: Layer.merge(
+      TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
+      TasksHandlers
+    ),
+    errors: { dialect: "hub", maxBodyBytes: 64 * kib, render: tasksRenderer }
+  }).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production }),
+        TasksApiAuthLayer,
+        TasksSessionAuthLayer
+      )
+    )
+  )

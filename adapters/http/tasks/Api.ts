@@ -1,10 +1,164 @@
-import { HttpApi, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { TasksUniformGroup } from "../uniform/UniformApi.ts"
+import { TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
+import * as S from "./Schemas.ts"
 
-/** The task inbox service's contract (document 3). */
+const E = S.TasksErrors
+const id = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) }
+const reads = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
+const writes = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
+const apiKey = OpenApi.annotations({ description: "X-API-Key (a user key or an operator machine key), or a session" })
+
+/** Document 3: `/health` and short links, no credential. (The uniform `/api/v1` group is separate.) */
+export class TasksPublicGroup extends HttpApiGroup.make("public").add(
+  HttpApiEndpoint.get("health", "/health", { success: S.Health }),
+  HttpApiEndpoint.get("shortLink", "/s/:code", {
+    params: { code: Schema.String.check(Schema.isMaxLength(64)) },
+    success: HttpApiSchema.Empty(302),
+    error: [E.notFound, E.upstream]
+  }).annotate(OpenApi.Description, "Redirects to the task's linkToTaskInterface.")
+) {}
+
+/** `GET /auth/me`: the session cookie only. */
+export class TasksSessionGroup extends HttpApiGroup.make("session")
+  .add(HttpApiEndpoint.get("me", "/auth/me", { success: S.Me, error: [E.unauthorized, E.upstream] }))
+  .middleware(TasksSessionAuth) {}
+
+export class TasksGroup extends HttpApiGroup.make("tasks")
+  .add(
+    HttpApiEndpoint.get("inbox", "/api/tasks", { success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("mine", "/api/tasks/mine", { success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("sent", "/api/tasks/sent", { success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("search", "/api/tasks/search", { query: S.SearchQuery, success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("history", "/api/tasks/history", { query: S.HistoryQuery, success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("get", "/api/tasks/:id", { params: id, success: S.OneTask, error: reads }),
+    HttpApiEndpoint.post("create", "/api/tasks", { payload: S.CreateTaskBody, success: S.TaskCreated, error: writes }),
+    HttpApiEndpoint.post("bulk", "/api/tasks/bulk", { payload: S.BulkBody, success: S.BulkResult, error: writes }),
+    HttpApiEndpoint.patch("update", "/api/tasks/:id", {
+      params: id,
+      payload: S.PatchTaskBody,
+      success: S.OneTask,
+      error: writes
+    }),
+    HttpApiEndpoint.post("accept", "/api/tasks/:id/accept", {
+      params: id,
+      payload: S.AcceptBody,
+      success: S.OneTask,
+      error: writes
+    }),
+    HttpApiEndpoint.post("reject", "/api/tasks/:id/reject", {
+      params: id,
+      payload: S.RejectBody,
+      success: S.OneTask,
+      error: writes
+    }),
+    HttpApiEndpoint.post("needsInfo", "/api/tasks/:id/needs-info", {
+      params: id,
+      payload: S.NeedsInfoBody,
+      success: S.OneTask,
+      error: writes
+    }),
+    HttpApiEndpoint.post("archive", "/api/tasks/:id/archive", { params: id, success: S.OneTask, error: writes }),
+    HttpApiEndpoint.post("delegate", "/api/tasks/:id/delegate", {
+      params: id,
+      payload: S.DelegateBody,
+      success: S.OneTask,
+      error: writes
+    }),
+    HttpApiEndpoint.post("shortlink", "/api/tasks/:id/shortlink", { params: id, success: S.ShortLink, error: writes })
+  )
+  .middleware(TasksApiAuth)
+  .annotateMerge(apiKey) {}
+
+export class ProposalsGroup extends HttpApiGroup.make("proposals")
+  .add(
+    HttpApiEndpoint.get("list", "/api/proposals", { success: S.ProposalList, error: reads }),
+    HttpApiEndpoint.post("create", "/api/proposals", {
+      payload: S.ProposalBody,
+      success: S.ProposalCreated,
+      error: writes
+    }),
+    HttpApiEndpoint.post("accept", "/api/proposals/:id/accept", {
+      params: id,
+      success: S.ProposalAccepted,
+      error: [...writes, E.forbidden, E.conflict]
+    }),
+    HttpApiEndpoint.post("reject", "/api/proposals/:id/reject", {
+      params: id,
+      payload: S.ProposalRejectBody,
+      success: S.OneProposal,
+      error: [...writes, E.forbidden, E.conflict]
+    })
+  )
+  .middleware(TasksApiAuth)
+  .annotateMerge(apiKey) {}
+
+export class DirectoryGroup extends HttpApiGroup.make("directory")
+  .add(
+    HttpApiEndpoint.get("searchProjects", "/api/projects", {
+      query: { q: Schema.optionalKey(Schema.String) },
+      success: S.ProjectSearch,
+      error: reads
+    }),
+    HttpApiEndpoint.get("myProjects", "/api/projects/mine", { success: S.ProjectList, error: reads }),
+    HttpApiEndpoint.get("project", "/api/projects/:id", { params: id, success: S.ProjectDetail, error: reads }),
+    HttpApiEndpoint.patch("updateProject", "/api/projects/:id", {
+      params: id,
+      payload: S.ProjectPatchBody,
+      success: S.OneProject,
+      error: writes
+    }),
+    HttpApiEndpoint.get("clients", "/api/clients", { success: S.ClientList, error: reads }),
+    HttpApiEndpoint.get("searchClients", "/api/clients/search", {
+      query: { q: Schema.optionalKey(Schema.String) },
+      success: S.ClientList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("outcomes", "/api/outcomes", {
+      query: { projectId: Schema.optionalKey(Schema.String) },
+      success: S.OutcomeList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("recentMeetings", "/api/meetings/recent", {
+      query: S.MeetingsQuery,
+      success: S.MeetingList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("pendingMeetings", "/api/meetings/pending", { success: S.MeetingList, error: reads })
+  )
+  .middleware(TasksApiAuth)
+  .annotateMerge(apiKey) {}
+
+export class SettingsGroup extends HttpApiGroup.make("settings")
+  .add(
+    HttpApiEndpoint.get("get", "/api/settings", { success: S.SettingsAnswer, error: reads }),
+    HttpApiEndpoint.patch("update", "/api/settings", {
+      payload: S.SettingsPatchBody,
+      success: S.SettingsAnswer,
+      error: writes
+    }),
+    HttpApiEndpoint.get("listKeys", "/api/settings/api-keys", { success: S.ApiKeyList, error: reads }),
+    HttpApiEndpoint.post("createKey", "/api/settings/api-keys", {
+      payload: S.ApiKeyCreateBody,
+      success: S.ApiKeyCreated,
+      error: writes
+    }).annotate(OpenApi.Description, "Generates a key; the secret (`key`) is shown in this answer only."),
+    HttpApiEndpoint.delete("revokeKey", "/api/settings/api-keys/:id", { params: id, success: S.Ok, error: writes })
+  )
+  .middleware(TasksApiAuth)
+  .annotateMerge(apiKey) {}
+
+/** The task inbox service's contract (document 3), with the uniform `/api/v1` group. */
 export class TasksApi extends HttpApi.make("tasks")
   .add(TasksUniformGroup)
+  .add(TasksPublicGroup)
+  .add(TasksSessionGroup)
+  .add(TasksGroup)
+  .add(ProposalsGroup)
+  .add(DirectoryGroup)
+  .add(SettingsGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(

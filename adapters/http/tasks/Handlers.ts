@@ -1,9 +1,166 @@
-import { Effect } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import { InvalidFields } from "../../../core/tasks/Errors.ts"
+import { Tasks, type TaskUser } from "../../../core/tasks/Tasks.ts"
+import { mustBeOneOf } from "../../../core/tasks/Values.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { TasksApi } from "./Api.ts"
+import { CurrentTaskUser } from "./Auth.ts"
+import { tasksErrorResponse } from "./TasksErrors.ts"
+
+/** Use-case failures become document 3's `{error}` answers (TasksErrors.ts). */
+const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.catch(effect, tasksErrorResponse)
+
+const asUser = <A, E, R>(f: (user: TaskUser) => Effect.Effect<A, E, R>) => answer(Effect.flatMap(CurrentTaskUser, f))
+
+const created = (body: unknown) => HttpServerResponse.jsonUnsafe(body, { status: 201 })
+
+/** A query flag: absent is false; otherwise `true` or `false`, case-insensitive. */
+const flag = (field: string, value: string | undefined) => {
+  if (value === undefined) return Effect.succeed(false)
+  const v = value.trim().toLowerCase()
+  if (v === "true") return Effect.succeed(true)
+  if (v === "false") return Effect.succeed(false)
+  return Effect.fail(new InvalidFields({ fields: { [field]: mustBeOneOf(["true", "false"]) } }))
+}
 
 export const TasksUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(TasksApi, "uniform", (handlers) =>
     Effect.map(uniformHandlers(config), (h) => handlers.handleAll(h))
   )
+
+export const TasksPublicHandlers = HttpApiBuilder.group(TasksApi, "public", (handlers) =>
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return handlers.handleAll({
+      health: () =>
+        Effect.map(Clock.currentTimeMillis, (now) => ({ status: "ok" as const, timestamp: new Date(now).toISOString() })),
+      shortLink: ({ params }) =>
+        answer(Effect.map(tasks.resolveShortCode(params.code), (url) => HttpServerResponse.redirect(url, { status: 302 })))
+    })
+  })
+)
+
+export const TasksSessionHandlers = HttpApiBuilder.group(TasksApi, "session", (handlers) =>
+  handlers.handleAll({
+    me: () => Effect.map(CurrentTaskUser, (user) => ({ user: { email: user.email, name: user.name } }))
+  })
+)
+
+export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =>
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    const list = (f: (user: TaskUser) => Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+      asUser((user) => Effect.map(f(user), (found) => ({ tasks: found }) as never))
+    const one = <E>(effect: Effect.Effect<unknown, E>) => Effect.map(effect, (task) => ({ task }) as never)
+    return handlers.handleAll({
+      inbox: () => list(tasks.inbox),
+      mine: () => list(tasks.mine),
+      sent: () => list(tasks.sent),
+      search: ({ query }) =>
+        list((user) =>
+          Effect.flatMap(flag("activeOnly", query.activeOnly), (activeOnly) =>
+            tasks.search(user, { activeOnly, clientName: query.clientName })
+          )
+        ),
+      history: ({ query }) =>
+        list((user) =>
+          tasks.history(
+            user,
+            query.days === undefined ? undefined : /^\d{1,6}$/.test(query.days.trim()) ? Number(query.days) : Number.NaN
+          )
+        ),
+      get: ({ params }) => asUser((user) => one(tasks.get(user, params.id))),
+      create: ({ payload }) =>
+        asUser((user) => Effect.map(tasks.create(user, payload), (task) => created({ ok: true, task }))),
+      bulk: ({ payload }) => asUser((user) => tasks.bulk(user, payload)),
+      update: ({ params, payload }) => asUser((user) => one(tasks.update(user, params.id, payload))),
+      accept: ({ params, payload }) => asUser((user) => one(tasks.accept(user, params.id, payload))),
+      reject: ({ params, payload }) => asUser((user) => one(tasks.reject(user, params.id, payload.reason))),
+      needsInfo: ({ params, payload }) => asUser((user) => one(tasks.needsInfo(user, params.id, payload.note))),
+      archive: ({ params }) => asUser((user) => one(tasks.archive(user, params.id))),
+      delegate: ({ params, payload }) => asUser((user) => one(tasks.delegate(user, params.id, payload))),
+      shortlink: ({ params }) => asUser((user) => tasks.shortlink(user, params.id))
+    })
+  })
+)
+
+export const ProposalHandlers = HttpApiBuilder.group(TasksApi, "proposals", (handlers) =>
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return handlers.handleAll({
+      list: () => asUser((user) => Effect.map(tasks.proposals(user), (proposals) => ({ proposals }) as never)),
+      create: ({ payload }) =>
+        asUser((user) => Effect.map(tasks.createProposal(user, payload), (proposal) => created({ proposal }))),
+      accept: ({ params }) => asUser((user) => tasks.acceptProposal(user, params.id) as Effect.Effect<never, unknown>),
+      reject: ({ params, payload }) =>
+        asUser((user) =>
+          Effect.map(tasks.rejectProposal(user, params.id, payload.reason), (proposal) => ({ proposal }) as never)
+        )
+    })
+  })
+)
+
+export const DirectoryHandlers = HttpApiBuilder.group(TasksApi, "directory", (handlers) =>
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return handlers.handleAll({
+      searchProjects: ({ query }) =>
+        asUser(() => Effect.map(tasks.searchProjects(query.q), (projects) => ({ projects }))),
+      myProjects: () => asUser((user) => Effect.map(tasks.myProjects(user), (projects) => ({ projects }))),
+      project: ({ params }) => asUser((user) => tasks.project(user, params.id) as Effect.Effect<never, unknown>),
+      updateProject: ({ params, payload }) =>
+        asUser((user) => Effect.map(tasks.updateProject(user, params.id, payload), (project) => ({ project }))),
+      clients: () => asUser(() => Effect.map(tasks.clients(), (clients) => ({ clients }))),
+      searchClients: ({ query }) =>
+        asUser(() => Effect.map(tasks.searchClients(query.q), (clients) => ({ clients }))),
+      outcomes: ({ query }) => asUser(() => Effect.map(tasks.outcomes(query.projectId), (outcomes) => ({ outcomes }))),
+      recentMeetings: ({ query }) =>
+        asUser((user) =>
+          Effect.flatMap(flag("all", query.all), (all) =>
+            Effect.map(
+              tasks.recentMeetings(user, { all, client: query.client, start: query.start, end: query.end }),
+              (meetings) => ({ meetings })
+            )
+          )
+        ),
+      pendingMeetings: () => asUser((user) => Effect.map(tasks.pendingMeetings(user), (meetings) => ({ meetings })))
+    })
+  })
+)
+
+export const SettingsHandlers = HttpApiBuilder.group(TasksApi, "settings", (handlers) =>
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return handlers.handleAll({
+      get: () => asUser((user) => Effect.map(tasks.settings(user), (settings) => ({ settings }))),
+      update: ({ payload }) =>
+        asUser((user) =>
+          Effect.map(
+            tasks.updateSettings(user, {
+              showSentNav: payload.showSentNav,
+              notifications: {
+                channel: payload.notifications?.channel ?? payload["notifications.channel"],
+                frequency: payload.notifications?.frequency ?? payload["notifications.frequency"]
+              }
+            }),
+            (settings) => ({ settings })
+          )
+        ),
+      listKeys: () => asUser((user) => Effect.map(tasks.listApiKeys(user), (apiKeys) => ({ apiKeys }))),
+      createKey: ({ payload }) => asUser((user) => Effect.map(tasks.createApiKey(user, payload.name), created)),
+      revokeKey: ({ params }) => asUser((user) => Effect.as(tasks.revokeApiKey(user, params.id), { ok: true as const }))
+    })
+  })
+)
+
+/** Every group of document 3 but the uniform one. Requires `Tasks`. */
+export const TasksHandlers = Layer.mergeAll(
+  TasksPublicHandlers,
+  TasksSessionHandlers,
+  TaskHandlers,
+  ProposalHandlers,
+  DirectoryHandlers,
+  SettingsHandlers
+)

@@ -1,5 +1,13 @@
 import type { Migration } from "../Migrator.ts"
 import { idempotencyMigration } from "../platform/0001_idempotency.ts"
+import { recordsTable } from "./0002_records.ts"
+import { apiKeysTable } from "./0003_api_keys.ts"
+import { sessionsTable } from "./0004_sessions.ts"
 
-/** The task inbox service's schema, `tasks`. */
-export const tasksMigrations: ReadonlyArray<Migration> = [idempotencyMigration("tasks", 1)]
+/** The task inbox service's schema, `tasks`: idempotency keys, the record store's records, API keys, sessions. */
+export const tasksMigrations: ReadonlyArray<Migration> = [
+  idempotencyMigration("tasks", 1),
+  recordsTable,
+  apiKeysTable,
+  sessionsTable
+]

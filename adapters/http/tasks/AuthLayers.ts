@@ -1,0 +1,43 @@
+import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Tasks } from "../../../core/tasks/Tasks.ts"
+import { CurrentTaskUser, sessionCookie, TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
+import { tasksError, tasksErrorResponse } from "./TasksErrors.ts"
+
+const notAuthenticated = () => tasksError(401, "Not authenticated: send X-API-Key or sign in")
+
+/** X-API-Key first; without one, the session cookie. Neither, or an unknown one: 401 `{error}`. */
+export const TasksApiAuthLayer = Layer.effect(
+  TasksApiAuth,
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return TasksApiAuth.of({
+      apiKey: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const presented = Redacted.value(credential).trim()
+          const user =
+            presented.length > 0
+              ? yield* tasks.authenticateKey(presented)
+              : yield* tasks.authenticateSession((yield* HttpServerRequest.HttpServerRequest).cookies[sessionCookie] ?? "")
+          if (user === undefined) return notAuthenticated()
+          return yield* Effect.provideService(httpEffect, CurrentTaskUser, user)
+        }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))
+    })
+  })
+)
+
+/** `GET /auth/me`: only a live session cookie; anything else is 401 `{error}`. */
+export const TasksSessionAuthLayer = Layer.effect(
+  TasksSessionAuth,
+  Effect.gen(function* () {
+    const tasks = yield* Tasks
+    return TasksSessionAuth.of({
+      session: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const user = yield* tasks.authenticateSession(Redacted.value(credential))
+          if (user === undefined) return tasksError(401, "Not signed in")
+          return yield* Effect.provideService(httpEffect, CurrentTaskUser, user)
+        }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))
+    })
+  })
+)

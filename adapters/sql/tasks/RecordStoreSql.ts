@@ -1,0 +1,112 @@
+import { Clock, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { UpstreamError } from "../../../core/kernel/Errors.ts"
+import type { Query } from "../../../core/tasks/Query.ts"
+import { formatRecordId, RecordStore, type Fields, type StoredRecord } from "../../../core/tasks/RecordStore.ts"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.Date,
+  fields: Schema.Record(Schema.String, Schema.Unknown)
+})
+
+const toRecord = (row: typeof Row.Type): StoredRecord => ({
+  id: row.id,
+  createdAt: row.created_at.toISOString(),
+  fields: row.fields as Fields
+})
+
+/** The user sees a generic message; the cause is kept for the logs. */
+const upstream = (cause: unknown) => new UpstreamError({ message: "The record store is not responding.", cause })
+
+/**
+ * A query value as a WHERE clause over `fields` (jsonb): `Eq` and `Has` are containment (`@>`) tests, text
+ * comparisons are NULL-safe so a missing field behaves as in core/tasks/Query.ts `matches`. Every name and
+ * value is a parameter.
+ */
+export const compileQuery = (sql: SqlClient.SqlClient, query: Query): Statement.Fragment => {
+  switch (query._tag) {
+    case "All":
+      return sql`TRUE`
+    case "Eq":
+      return sql`fields @> ${JSON.stringify({ [query.field]: query.value })}::jsonb`
+    case "Has":
+      return sql`fields @> ${JSON.stringify({ [query.field]: [query.id] })}::jsonb`
+    case "AtLeast":
+      return sql`coalesce((fields ->> (${query.field}::text)) COLLATE "C" >= (${query.value}::text) COLLATE "C", false)`
+    case "Contains":
+      return sql`coalesce(strpos(lower(fields ->> (${query.field}::text)), lower(${query.text}::text)) > 0, false)`
+    case "Not":
+      return sql`NOT (${compileQuery(sql, query.query)})`
+    case "And":
+      return query.queries.length === 0 ? sql`TRUE` : sql.and(query.queries.map((q) => compileQuery(sql, q)))
+    case "Or":
+      return query.queries.length === 0 ? sql`FALSE` : sql.or(query.queries.map((q) => compileQuery(sql, q)))
+  }
+}
+
+/**
+ * The RecordStore port over `tasks.records` (0002_records.ts): the task inbox's records kept in its own
+ * Postgres schema. Ids are issued here, as an upstream store issues them. SQL failures are UpstreamErrors.
+ */
+export const RecordStoreSql: Layer.Layer<RecordStore, never, SqlClient.SqlClient> = Layer.effect(
+  RecordStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insertRow = SqlSchema.findOne({
+      Request: Schema.Struct({
+        table: Schema.String,
+        id: Schema.String,
+        createdAt: Schema.String,
+        fields: Schema.String
+      }),
+      Result: Row,
+      execute: (r) => sql`
+        INSERT INTO tasks.records (table_name, id, created_at, fields)
+        VALUES (${r.table}, ${r.id}, ${r.createdAt}::timestamptz, ${r.fields}::jsonb)
+        RETURNING id, created_at, fields`
+    })
+
+    const getRow = SqlSchema.findOneOption({
+      Request: Schema.Struct({ table: Schema.String, id: Schema.String }),
+      Result: Row,
+      execute: (r) => sql`
+        SELECT id, created_at, fields FROM tasks.records WHERE table_name = ${r.table} AND id = ${r.id}`
+    })
+
+    const updateRow = SqlSchema.findOneOption({
+      Request: Schema.Struct({ table: Schema.String, id: Schema.String, fields: Schema.String }),
+      Result: Row,
+      execute: (r) => sql`
+        UPDATE tasks.records SET fields = fields || ${r.fields}::jsonb
+        WHERE table_name = ${r.table} AND id = ${r.id}
+        RETURNING id, created_at, fields`
+    })
+
+    return RecordStore.of({
+      create: Effect.fn("RecordStoreSql.create")(function* (table, fields) {
+        const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const id = formatRecordId(table, randomBytes(14))
+        return toRecord(yield* insertRow({ table, id, createdAt, fields: JSON.stringify(fields) }))
+      }, Effect.mapError(upstream)),
+      get: Effect.fn("RecordStoreSql.get")(function* (table, id) {
+        const row = yield* getRow({ table, id })
+        return row._tag === "Some" ? toRecord(row.value) : undefined
+      }, Effect.mapError(upstream)),
+      update: Effect.fn("RecordStoreSql.update")(function* (table, id, fields) {
+        const row = yield* updateRow({ table, id, fields: JSON.stringify(fields) })
+        return row._tag === "Some" ? toRecord(row.value) : undefined
+      }, Effect.mapError(upstream)),
+      select: Effect.fn("RecordStoreSql.select")(function* (table, query, options) {
+        const limit = options?.limit === undefined ? sql`` : sql`LIMIT ${options.limit}`
+        const rows = yield* sql`
+            SELECT id, created_at, fields FROM tasks.records
+            WHERE table_name = ${table} AND ${compileQuery(sql, query)}
+            ORDER BY seq DESC ${limit}`
+        return (yield* Schema.decodeUnknownEffect(Schema.Array(Row))(rows)).map(toRecord)
+      }, Effect.mapError(upstream))
+    })
+  })
+)

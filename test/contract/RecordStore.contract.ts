@@ -1,0 +1,182 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import fc from "fast-check"
+import { randomUUID } from "node:crypto"
+import * as Q from "../../core/tasks/Query.ts"
+import { RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
+
+// The suite shares one store: every test tags its records with a run id of its own and selects within it.
+const freshRun = () => `run_${randomUUID()}`
+const within = (run: string, query: Q.Query) => Q.and(Q.eq("run", run), query)
+
+const statuses = ["Ready to Start", "Done", "In Progress"]
+const people = ["usrA", "usrB", "usrC"]
+const dates = ["2026-01-01T00:00:00.000Z", "2026-06-15T12:00:00.000Z", "2026-12-31T23:59:59.000Z"]
+
+const fieldsArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    status: fc.constantFrom(...statuses),
+    isArchived: fc.oneof(fc.boolean(), fc.constant(null)),
+    assignedTo: fc.subarray(people),
+    resolvedAt: fc.oneof(fc.constantFrom(...dates), fc.constant(null)),
+    name: fc.constantFrom("Acme Widgets", "acme", "Globex", "ÉLAN ltd", "")
+  },
+  { requiredKeys: [] }
+)
+
+const leafArb: fc.Arbitrary<Q.Query> = fc.oneof(
+  fc.constant(Q.all),
+  fc.constantFrom(...statuses).map((s) => Q.eq("status", s)),
+  fc.boolean().map((b) => Q.eq("isArchived", b)),
+  fc.constantFrom(...people).map((p) => Q.has("assignedTo", p)),
+  fc.constantFrom("2026-01-01", ...dates).map((d) => Q.atLeast("resolvedAt", d)),
+  fc.constantFrom("acme", "ACME", "glo", "x").map((t) => Q.contains("name", t))
+)
+const queryArb: fc.Arbitrary<Q.Query> = fc.letrec<{ q: Q.Query }>((tie) => ({
+  q: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leafArb,
+    tie("q").map(Q.not),
+    fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.and(...qs)),
+    fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.or(...qs))
+  )
+})).q
+
+/** The RecordStore port's contract (core/tasks/RecordStore.ts), run once per adapter. */
+export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore, unknown>) =>
+  describe(`RecordStore contract (${name})`, () =>
+    layer(store, { excludeTestServices: true })((it) => {
+      it.effect(
+        "create issues opaque ids, usr… for collaborators and rec… for other tables, and keeps the fields",
+        () =>
+          Effect.gen(function* () {
+            const records = yield* RecordStore
+            const run = freshRun()
+            const fields: Fields = {
+              run,
+              title: `Zoë's "quoted" ✓ task`,
+              project: ["recP1", "recP2"],
+              hoursEstimated: 2.5,
+              isArchived: false,
+              proposedChangesObj: { action: "change_status", status: "Done", nested: { list: [1, null] } }
+            }
+            const task = yield* records.create("tasks", fields)
+            const person = yield* records.create("collaborators", { run, email: "a@example.com", name: "A" })
+            assert.match(task.id, /^rec[A-Za-z0-9]{14}$/)
+            assert.match(person.id, /^usr[A-Za-z0-9]{14}$/)
+            assert.deepStrictEqual(task.fields, fields)
+            assert.isTrue(Number.isFinite(Date.parse(task.createdAt)))
+            assert.deepStrictEqual(yield* records.get("tasks", task.id), task)
+            const second = yield* records.create("tasks", { run })
+            assert.notStrictEqual(second.id, task.id)
+          })
+      )
+
+      it.effect("get answers undefined for an unknown id and for an id of another table", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const task = yield* records.create("tasks", { run: freshRun() })
+          assert.isUndefined(yield* records.get("tasks", "recDoesNotExist00"))
+          assert.isUndefined(yield* records.get("projects", task.id))
+        })
+      )
+
+      it.effect("update replaces the fields given, keeps the others, and null empties a field", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const task = yield* records.create("tasks", {
+            run,
+            title: "Old",
+            description: "Keep me",
+            dueDate: "2026-01-02"
+          })
+          const updated = yield* records.update("tasks", task.id, { title: "New", dueDate: null, project: ["recP"] })
+          assert.deepStrictEqual(updated?.fields, {
+            run,
+            title: "New",
+            description: "Keep me",
+            dueDate: null,
+            project: ["recP"]
+          })
+          assert.strictEqual(updated?.createdAt, task.createdAt)
+          assert.deepStrictEqual(yield* records.get("tasks", task.id), updated)
+          assert.isUndefined(yield* records.update("tasks", "recDoesNotExist00", { title: "x" }))
+          assert.isUndefined(yield* records.update("projects", task.id, { title: "x" }))
+        })
+      )
+
+      it.effect("select answers newest first, within one table, at most `limit` records", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const first = yield* records.create("tasks", { run, n: 1 })
+          const second = yield* records.create("tasks", { run, n: 2 })
+          const third = yield* records.create("tasks", { run, n: 3 })
+          yield* records.create("projects", { run, n: 4 })
+          const all = yield* records.select("tasks", Q.eq("run", run))
+          assert.deepStrictEqual(
+            all.map((r) => r.id),
+            [third.id, second.id, first.id]
+          )
+          const two = yield* records.select("tasks", Q.eq("run", run), { limit: 2 })
+          assert.deepStrictEqual(
+            two.map((r) => r.id),
+            [third.id, second.id]
+          )
+        })
+      )
+
+      it.effect("a missing or null field matches no Eq, Has, AtLeast or Contains, and every Not of them", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const empty = yield* records.create("tasks", { run, status: null })
+          const ids = (query: Q.Query) =>
+            Effect.map(records.select("tasks", within(run, query)), (rs) => rs.map((r) => r.id))
+          for (const query of [
+            Q.eq("status", "Done"),
+            Q.eq("isArchived", false),
+            Q.has("project", "recP"),
+            Q.atLeast("resolvedAt", ""),
+            Q.contains("title", "")
+          ]) {
+            assert.deepStrictEqual(yield* ids(query), [], JSON.stringify(query))
+            assert.deepStrictEqual(yield* ids(Q.not(query)), [empty.id], JSON.stringify(query))
+          }
+          assert.deepStrictEqual(yield* ids(Q.or()), [])
+          assert.deepStrictEqual(yield* ids(Q.and()), [empty.id])
+        })
+      )
+
+      it.effect("Eq on a link field does not match one of its ids; Has does", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const task = yield* records.create("tasks", { run, assignedTo: ["usrA", "usrB"] })
+          assert.deepStrictEqual(yield* records.select("tasks", within(run, Q.eq("assignedTo", "usrA"))), [])
+          assert.deepStrictEqual(
+            (yield* records.select("tasks", within(run, Q.has("assignedTo", "usrB")))).map((r) => r.id),
+            [task.id]
+          )
+        })
+      )
+
+      it.effect("select holds exactly the records the query matches (core/tasks/Query.ts), for random queries", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const stored = yield* Effect.forEach(fc.sample(fieldsArb, { numRuns: 40, seed: 7 }), (fields) =>
+            records.create("tasks", { ...(fields as Fields), run })
+          )
+          for (const query of fc.sample(queryArb, { numRuns: 60, seed: 11 })) {
+            const expected = [...stored]
+              .reverse()
+              .filter((r) => Q.matches(query)(r.fields))
+              .map((r) => r.id)
+            const actual = (yield* records.select("tasks", within(run, query))).map((r) => r.id)
+            assert.deepStrictEqual(actual, expected, JSON.stringify(query))
+          }
+        })
+      )
+    }))

@@ -1,0 +1,69 @@
+import { Context, Effect, Layer } from "effect"
+import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
+import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
+import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
+import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
+import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
+import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
+import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
+import { tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { Readiness } from "../../core/kernel/index.ts"
+import type { TaskApiKeyStore } from "../../core/tasks/ApiKeyStore.ts"
+import type { MachineKey } from "../../core/tasks/MachineKeys.ts"
+import type { RecordStore } from "../../core/tasks/RecordStore.ts"
+import type { SessionStore } from "../../core/tasks/SessionStore.ts"
+import { Tasks } from "../../core/tasks/Tasks.ts"
+import type { SqlBackend } from "./Databases.ts"
+import { serveForTest } from "./Http.ts"
+
+export type TasksData = Layer.Layer<RecordStore | TaskApiKeyStore | SessionStore, unknown>
+
+export const tasksMemoryData: TasksData = Layer.mergeAll(RecordStoreMemory, TaskApiKeyStoreMemory, SessionStoreMemory)
+
+/** The SQL adapters on a freshly migrated `tasks` schema of the backend's fresh database. */
+export const tasksSqlData = (backend: SqlBackend): TasksData =>
+  Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql).pipe(
+    Layer.provide(migrationsLayer("tasks", tasksMigrations)),
+    Layer.provide(backend.layer)
+  )
+
+export const publicUrl = "https://tasks.example.com"
+export const opsKey: MachineKey = {
+  key: "machine-key-for-tests-0123456789",
+  email: "ops-bot@example.com",
+  name: "Ops Bot"
+}
+
+/** The task inbox use cases over a data layer (its ports also provided, for seeding and inspection). */
+export const tasksStack = (data: TasksData) =>
+  Tasks.layer({ publicUrl, machineKeys: [opsKey] }).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
+
+const settings: ServiceSettings = {
+  production: false,
+  build: "test",
+  platformIssuer: "platform-hub",
+  decisionsApiKey: undefined,
+  decisionsEmbedKey: undefined,
+  tasksApiKey: undefined,
+  decisionsCallerRequestsPerMinute: 1000,
+  decisionsUserRequestsPerMinute: 1000
+}
+
+export class TasksServer extends Context.Service<TasksServer, { readonly baseUrl: string }>()("test/TasksServer") {}
+
+/** The task inbox's routes on a loopback port, over the stack, which stays available to the test. */
+export const tasksServer = (data: TasksData) =>
+  Layer.effect(
+    TasksServer,
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Tasks>()
+      return yield* serveForTest(
+        tasksRoutes(settings).pipe(
+          Layer.provide(Layer.succeedContext(context)),
+          Layer.provide(Layer.succeed(Readiness)({ check: Effect.void }))
+        )
+      )
+    })
+  ).pipe(Layer.provideMerge(tasksStack(data)))
