@@ -21,6 +21,10 @@ import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { computeRouting, mayAct, type RoleState, type Routing } from "./Routing.ts"
 
+/** Org admins (token claim `orgRole` OWNER or ADMIN) keep roles, keys, templates, webhooks and integrations. */
+export const requireAdmin = (user: WorkspaceUser): Effect.Effect<void, Forbidden> =>
+  user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+
 /** Who calls: a caller key (an agent or service) or a workspace user, always inside one organization. */
 export interface CallerIdentity {
   readonly organizationId: string
@@ -466,9 +470,6 @@ const make = Effect.gen(function* () {
   })
 
   // ---- roles (admins) ----
-
-  const requireAdmin = (user: WorkspaceUser) =>
-    user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
 
   const missingRole = () => new NotFound({ message: "No such role." })
 

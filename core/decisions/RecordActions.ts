@@ -1,13 +1,13 @@
 import { Clock, Context, Effect, Layer, Random, Redacted, Result } from "effect"
 import { open, seal } from "../auth/SecretBox.ts"
-import { Forbidden, NotConfigured } from "../kernel/Errors.ts"
+import { NotConfigured } from "../kernel/Errors.ts"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import { defaultRetryPolicy, stepAction, type ActionEvent, type RetryPolicy } from "./ActionMachine.ts"
 import type { Decision } from "./Decision.ts"
 import { actionDueAt, type DecisionAction } from "./DecisionAction.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore } from "./DecisionStore.ts"
-import type { WorkspaceUser } from "./Decisions.ts"
+import { requireAdmin, type WorkspaceUser } from "./Decisions.ts"
 import { RecordStoreCredentials } from "./RecordStoreCredentials.ts"
 import { RecordUpdater } from "./RecordUpdater.ts"
 import { fill } from "./Template.ts"
@@ -137,9 +137,6 @@ const make = (config: RecordActionsConfig) =>
       }
       return ran
     })
-
-    const requireAdmin = (user: WorkspaceUser) =>
-      user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
 
     /**
      * Sets the organization's record-store token (kept sealed, never shown again) and queues every action

@@ -1,10 +1,10 @@
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
-import { Forbidden, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { NotFound, ValidationError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Urgency } from "./Decision.ts"
-import { Decisions, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
+import { Decisions, requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
 import { UnknownRole, UnknownTemplate } from "./Errors.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
@@ -40,9 +40,6 @@ const make = Effect.gen(function* () {
   const roles = yield* RoleStore
   const decisions = yield* Decisions
   const ids = yield* IdGenerator
-
-  const requireAdmin = (user: WorkspaceUser) =>
-    user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
 
   const requireRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
     const role = yield* roles.get(organizationId, slug)

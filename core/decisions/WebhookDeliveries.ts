@@ -1,8 +1,8 @@
 import { Clock, Context, Effect, Layer, Random, Redacted } from "effect"
 import { open } from "../auth/SecretBox.ts"
-import { Forbidden, NotFound } from "../kernel/Errors.ts"
+import { NotFound } from "../kernel/Errors.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
-import type { WorkspaceUser } from "./Decisions.ts"
+import { requireAdmin, type WorkspaceUser } from "./Decisions.ts"
 import { attemptOutcome, defaultRetrySchedule, signedHeaders } from "./WebhookDelivery.ts"
 import { WebhookOutbox, type DeliveryResult, type WebhookDelivery } from "./WebhookOutbox.ts"
 import { WebhookSender } from "./WebhookSender.ts"
@@ -88,7 +88,7 @@ const make = (config: WebhookDeliveriesConfig) =>
 
     /** An endpoint's recent deliveries, newest first (org admins). */
     const list = Effect.fn("WebhookDeliveries.list")(function* (user: WorkspaceUser, webhookId: string, limit: number) {
-      if (!user.isAdmin) return yield* new Forbidden({ message: "Only organization admins may do this." })
+      yield* requireAdmin(user)
       if ((yield* endpoints.get(user.organizationId, webhookId)) === undefined) {
         return yield* new NotFound({ message: "No such webhook." })
       }

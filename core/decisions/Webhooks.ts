@@ -1,10 +1,10 @@
 import { Clock, Context, Effect, Layer, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { seal } from "../auth/SecretBox.ts"
-import { Forbidden, NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
-import type { CallerIdentity, WorkspaceUser } from "./Decisions.ts"
+import { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
 import { checkWebhookUrl } from "./WebhookUrl.ts"
 import { WebhookStore, type StoredWebhook, type WebhookEndpoint } from "./WebhookStore.ts"
 
@@ -57,9 +57,6 @@ const make = (config: WebhooksConfig) =>
       yield* store.create(webhook)
       return { webhook: show(webhook), secret }
     })
-
-    const requireAdmin = (user: WorkspaceUser) =>
-      user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
 
     const list = Effect.fn("Webhooks.list")(function* (user: WorkspaceUser) {
       yield* requireAdmin(user)
