@@ -1,5 +1,6 @@
 import { Config, Option, Redacted, Result, Schema } from "effect"
 import { defaultRetrySchedule, parseRetrySchedule } from "../../core/decisions/WebhookDelivery.ts"
+import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 
 /** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
 export const SecretNames = [
@@ -22,6 +23,14 @@ const RetrySchedule = Schema.String.check(
   })
 )
 
+/** `key:email:Name`, comma-separated (core/tasks/MachineKeys.ts); a refusal names the entry, never the key. */
+const MachineKeysText = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const parsed = parseMachineKeys(text)
+    return Result.isSuccess(parsed) || parsed.failure
+  })
+)
+
 export const ServerConfig = Config.all({
   environment: Config.Literals(["development", "test", "production"], "NODE_ENV").pipe(
     Config.withDefault("development" as const)
@@ -33,7 +42,10 @@ export const ServerConfig = Config.all({
   /** Where people reach the task inbox: task links and short links. Default: http://HOST:TASKS_PORT. */
   tasksPublicUrl: Config.option(Config.URL("TASKS_PUBLIC_URL").pipe(Config.map((url) => url.toString()))),
   /** Operator machine keys, `key:email:Name`, comma-separated (core/tasks/MachineKeys.ts). */
-  tasksMachineKeys: Config.Redacted("TASKS_MACHINE_KEYS").pipe(Config.withDefault(Redacted.make(""))),
+  tasksMachineKeys: Config.schema(MachineKeysText, "TASKS_MACHINE_KEYS").pipe(
+    Config.map(Redacted.make),
+    Config.withDefault(Redacted.make(""))
+  ),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   platformIssuer: Config.NonEmptyString("PLATFORM_ISSUER").pipe(Config.withDefault("platform-hub")),

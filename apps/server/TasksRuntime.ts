@@ -2,13 +2,14 @@ import { Effect, Layer, Option, Redacted, Result } from "effect"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
+import { TaskEventOutboxSql } from "../../adapters/sql/tasks/TaskEventOutboxSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { ServerConfig } from "./Config.ts"
 
-/** The task inbox's data in its own Postgres schema, `tasks` (records, API keys, sessions). */
-export const TasksDataSql = Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql)
+/** The task inbox's data in its own Postgres schema, `tasks` (records, API keys, sessions, event outbox). */
+export const TasksDataSql = Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql, TaskEventOutboxSql)
 
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>

@@ -54,7 +54,11 @@ const asString = (value: unknown): Result.Result<string, string> =>
 const dateOrNull = (value: unknown): Result.Result<string | null, string> =>
   value === null ? Result.succeed(null) : Result.flatMap(asString(value), checkDate)
 const hoursOrNull = (value: unknown): Result.Result<number | null, string> =>
-  value === null ? Result.succeed(null) : typeof value === "number" ? checkHours(value) : Result.fail("Must be a number")
+  value === null
+    ? Result.succeed(null)
+    : typeof value === "number"
+      ? checkHours(value)
+      : Result.fail("Must be a number")
 
 /**
  * `proposedChangesObj` as it arrives, checked: a known `action` and the fields it needs, canonical values
@@ -73,7 +77,8 @@ export const parseChange = (raw: unknown): Result.Result<ProposalChange, FieldEr
     c.fail(at("action"), `Must be one of: ${ProposalActions.join(", ")}`)
     return c.done(() => undefined as never)
   }
-  const field = <A>(name: string, check: (v: unknown) => Result.Result<A, string>) => c.value(at(name), check(own(obj, name)))
+  const field = <A>(name: string, check: (v: unknown) => Result.Result<A, string>) =>
+    c.value(at(name), check(own(obj, name)))
   const optional = <A>(name: string, check: (v: unknown) => Result.Result<A, string>, otherwise: A) =>
     own(obj, name) === undefined ? otherwise : c.value(at(name), check(own(obj, name)))
   const text =

@@ -43,7 +43,11 @@ export class RecordStore extends Context.Service<
     readonly create: (table: Table, fields: Fields) => Effect.Effect<StoredRecord, UpstreamError>
     readonly get: (table: Table, id: string) => Effect.Effect<StoredRecord | undefined, UpstreamError>
     /** Answers the record after the update, or undefined when there is none with this id. */
-    readonly update: (table: Table, id: string, fields: Fields) => Effect.Effect<StoredRecord | undefined, UpstreamError>
+    readonly update: (
+      table: Table,
+      id: string,
+      fields: Fields
+    ) => Effect.Effect<StoredRecord | undefined, UpstreamError>
     readonly select: (
       table: Table,
       query: Query,

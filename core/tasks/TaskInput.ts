@@ -76,7 +76,8 @@ export const parseCreateTask = (body: CreateTaskBody): Result.Result<CreateTaskI
   const title = c.value("title", checkTitle(body.title))
   const description = c.value("description", checkDescription(body.description ?? ""))
   const origin = body.origin === undefined ? "Human" : c.value("origin", parseOrigin(body.origin))
-  const priority = body.priority === undefined ? "P2: Medium Priority" : c.value("priority", parsePriority(body.priority))
+  const priority =
+    body.priority === undefined ? "P2: Medium Priority" : c.value("priority", parsePriority(body.priority))
   return c.done(() => ({
     title: title!,
     description: description!,
@@ -133,7 +134,11 @@ export const parsePatchTask = (body: PatchTaskBody): Result.Result<TaskPatch, Fi
     const checked = c.value(field, check(value as never))
     if (checked !== undefined) out[field] = checked
   }
-  const clearable = <A>(field: keyof PatchTaskBody, check: (v: never) => Result.Result<A, string>, cleared: unknown) => {
+  const clearable = <A>(
+    field: keyof PatchTaskBody,
+    check: (v: never) => Result.Result<A, string>,
+    cleared: unknown
+  ) => {
     const value = body[field]
     if (value === undefined) return
     if (value === null) {

@@ -5,6 +5,7 @@ import { Forbidden, NotFound } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { TaskApiKeyStore, type TaskApiKey } from "./ApiKeyStore.ts"
 import { InvalidFields, ProposalNotOpen } from "./Errors.ts"
+import { TaskEventOutbox } from "./EventOutbox.ts"
 import { defaultHistoryDays, TaskLists, partyTo } from "./Lists.ts"
 import type { MachineKey } from "./MachineKeys.ts"
 import { parseChange, taskChanges, type AiStatus, type ProposalChange } from "./Proposal.ts"
@@ -53,7 +54,10 @@ export interface Settings {
   readonly showSentNav: boolean
   readonly notifications: { readonly channel: string; readonly frequency: string }
 }
-export const defaultSettings: Settings = { showSentNav: true, notifications: { channel: "email", frequency: "immediate" } }
+export const defaultSettings: Settings = {
+  showSentNav: true,
+  notifications: { channel: "email", frequency: "immediate" }
+}
 
 export interface BulkBody {
   readonly taskIds: ReadonlyArray<string>
@@ -103,7 +107,11 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
  * the authenticated user: a task they are not party to is NotFound, as a missing one is.
  */
 export class Tasks extends Context.Service<Tasks, Effect.Success<ReturnType<typeof make>>>()("core/tasks/Tasks") {
-  static readonly layer = (config: TasksConfig) => Layer.effect(Tasks, Effect.suspend(() => make(config)))
+  static readonly layer = (config: TasksConfig) =>
+    Layer.effect(
+      Tasks,
+      Effect.suspend(() => make(config))
+    )
 }
 
 const make = (config: TasksConfig) =>
@@ -111,6 +119,7 @@ const make = (config: TasksConfig) =>
     const store = yield* RecordStore
     const keys = yield* TaskApiKeyStore
     const sessions = yield* SessionStore
+    const outbox = yield* TaskEventOutbox
     const ids = yield* IdGenerator
     const machineKeyHashes = config.machineKeys.map((k) => ({ ...k, hash: hashSecret(k.key) }))
     const base = config.publicUrl.replace(/\/+$/, "")
@@ -178,13 +187,12 @@ const make = (config: TasksConfig) =>
         (id) => Effect.map(store.get("projects", id), (r) => void (r && projects.set(id, text(r.fields, "name")))),
         { concurrency: 4, discard: true }
       )
-      return tasks.map(
-        (task): Task =>
-          showTask(task, {
-            person: (id) => (id === undefined ? null : (people.get(id) ?? null)),
-            projectName: task.project[0] === undefined ? "" : (projects.get(task.project[0]) ?? ""),
-            link: taskLink(task.id)
-          })
+      return tasks.map((task): Task =>
+        showTask(task, {
+          person: (id) => (id === undefined ? null : (people.get(id) ?? null)),
+          projectName: task.project[0] === undefined ? "" : (projects.get(task.project[0]) ?? ""),
+          link: taskLink(task.id)
+        })
       )
     })
     const showOne = (task: TaskRecord) => Effect.map(showAll([task]), (shown) => shown[0]!)
@@ -221,7 +229,7 @@ const make = (config: TasksConfig) =>
       name: text(record.fields, "name"),
       type: text(record.fields, "type"),
       aiStatus: text(record.fields, "aiStatus") as AiStatus,
-      proposedChangesObj: (record.fields["proposedChangesObj"] ?? {}) as Readonly<Record<string, unknown>>,
+      proposedChangesObj: changeObject(record.fields),
       taskId: links(record.fields, "task")[0],
       projectId: links(record.fields, "project")[0],
       outcomeId: links(record.fields, "outcome")[0],
@@ -240,15 +248,18 @@ const make = (config: TasksConfig) =>
     })
 
     /** A list item: the proposal with its task's title, its meeting and its project. */
-    const enrichProposal = Effect.fn("Tasks.enrichProposal")(function* (p: ProposalRecord) {
+    const enrichProposal = Effect.fn("Tasks.enrichProposal")(function* (user: TaskUser, p: ProposalRecord) {
       const taskRecord = p.taskId === undefined ? undefined : yield* store.get("tasks", p.taskId)
       const task = taskRecord === undefined ? undefined : readTask(taskRecord)
-      if (task !== undefined && (task.isArchived || task.status === "Done" || task.status === "Cancelled")) {
+      // Skipped: proposals whose task is Done, Cancelled or archived, or no longer the user's to see.
+      if (
+        task !== undefined &&
+        (task.isArchived || task.status === "Done" || task.status === "Cancelled" || !isParty(task, user.id))
+      ) {
         return undefined
       }
       const meeting = p.meetingId === undefined ? undefined : yield* store.get("meetings", p.meetingId)
-      const author =
-        meeting === undefined ? undefined : links(meeting.fields, "createdBy")[0]
+      const author = meeting === undefined ? undefined : links(meeting.fields, "createdBy")[0]
       const authorRecord = author === undefined ? undefined : yield* store.get("collaborators", author)
       const projectId = p.projectId ?? task?.project[0]
       const project = projectId === undefined ? undefined : yield* store.get("projects", projectId)
@@ -326,7 +337,10 @@ const make = (config: TasksConfig) =>
               return name
             })
       const namesOf = (table: Table, ids: ReadonlyArray<string>) =>
-        Effect.map(Effect.forEach(ids, (id) => nameOf(table, id)), (all) => all.filter((n) => n.length > 0))
+        Effect.map(
+          Effect.forEach(ids, (id) => nameOf(table, id)),
+          (all) => all.filter((n) => n.length > 0)
+        )
       return yield* Effect.forEach(records, (r) =>
         Effect.gen(function* () {
           const f = r.fields
@@ -377,7 +391,10 @@ const make = (config: TasksConfig) =>
       if (record === undefined) return defaultSettings
       const f = record.fields
       return {
-        showSentNav: typeof f["showSentNav"] === "boolean" ? f["showSentNav"] : defaultSettings.showSentNav,
+        showSentNav:
+          Object.hasOwn(f, "showSentNav") && typeof f["showSentNav"] === "boolean"
+            ? f["showSentNav"]
+            : defaultSettings.showSentNav,
         notifications: {
           channel: text(f, "notificationChannel") || defaultSettings.notifications.channel,
           frequency: text(f, "notificationFrequency") || defaultSettings.notifications.frequency
@@ -453,7 +470,8 @@ const make = (config: TasksConfig) =>
       }),
       history: Effect.fn("Tasks.history")(function* (user: TaskUser, days: number | undefined) {
         const d = days ?? defaultHistoryDays
-        if (!Number.isInteger(d) || d < 1 || d > 3650) return yield* invalid({ days: "Must be a whole number from 1 to 3650" })
+        if (!Number.isInteger(d) || d < 1 || d > 3650)
+          return yield* invalid({ days: "Must be a whole number from 1 to 3650" })
         return yield* listTasks(TaskLists.history(user.id, yield* Clock.currentTimeMillis, d))
       }),
 
@@ -525,7 +543,25 @@ const make = (config: TasksConfig) =>
         const task = yield* partyTask(user, id)
         const to = yield* resolvePerson("assignedTo", body.assignedTo)
         const now = yield* isoNow
-        return yield* showOne(yield* changeTask(task, Triage.delegate(task, user, to, body.reason, now)))
+        const delegated = yield* changeTask(task, Triage.delegate(task, user, to, body.reason, now))
+        // Document 3: the new assignee is notified, through the hub's notification feed.
+        yield* outbox.enqueue({
+          id: yield* ids.next,
+          type: "tasks.notification.created",
+          service: "tasks",
+          occurredAt: now,
+          subject: { email: to.email },
+          data: {
+            kind: "task_delegated",
+            taskId: task.id,
+            title: delegated.title,
+            from: { email: user.email, name: user.name },
+            ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
+            link: taskLink(task.id)
+          },
+          contractVersion: "v1"
+        })
+        return yield* showOne(delegated)
       }),
 
       shortlink: Effect.fn("Tasks.shortlink")(function* (user: TaskUser, id: string) {
@@ -556,11 +592,13 @@ const make = (config: TasksConfig) =>
         if (action === undefined) return yield* invalid({ action: mustBeOneOf(BulkActions) })
         const projectId = body.projectIds?.[0]
         if (action === "accept") {
-          if (projectId === undefined) return yield* invalid({ projectIds: "Required for accept: at least one project id" })
+          if (projectId === undefined)
+            return yield* invalid({ projectIds: "Required for accept: at least one project id" })
           yield* requireRecord("projects", "projectIds", projectId)
         }
         const successful: Array<string> = []
-        for (const id of new Set(body.taskIds)) {
+        const ids = [...new Set(body.taskIds)]
+        for (const id of ids) {
           const outcome = yield* Effect.result(
             Effect.gen(function* () {
               const task = yield* partyTask(user, id)
@@ -577,14 +615,14 @@ const make = (config: TasksConfig) =>
           if (Result.isSuccess(outcome)) successful.push(id)
           else if (outcome.failure._tag === "UpstreamError") return yield* outcome.failure
         }
-        return { ok: true as const, successful, failedCount: body.taskIds.length - successful.length }
+        return { ok: true as const, successful, failedCount: ids.length - successful.length }
       }),
 
       // ---- proposals ---------------------------------------------------------------------------------------------
 
       proposals: Effect.fn("Tasks.proposals")(function* (user: TaskUser) {
         const open = yield* store.select("proposals", Q.and(Q.has("owner", user.id), Q.eq("aiStatus", "To Consider")))
-        const items = yield* Effect.forEach(open, (r) => enrichProposal(readProposal(r)), { concurrency: 4 })
+        const items = yield* Effect.forEach(open, (r) => enrichProposal(user, readProposal(r)), { concurrency: 4 })
         return items.filter((item) => item !== undefined)
       }),
 
@@ -613,7 +651,8 @@ const make = (config: TasksConfig) =>
         const owner = task?.assignedTo ?? task?.requestedBy ?? user.id
         const link = (id: string | undefined) => (id === undefined ? [] : [id])
         const record = yield* store.create("proposals", {
-          name: body.name?.trim() || `${change.action.replace(/_/g, " ")}${task === undefined ? "" : `: ${task.title}`}`,
+          name:
+            body.name?.trim() || `${change.action.replace(/_/g, " ")}${task === undefined ? "" : `: ${task.title}`}`,
           type: body.type.trim(),
           aiStatus: "To Consider",
           proposedChangesObj: change as unknown as Fields[string],
@@ -633,7 +672,9 @@ const make = (config: TasksConfig) =>
         let task: TaskRecord
         if (change.action === "create_task") {
           const assignee =
-            change.assignedTo === undefined ? user : yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)
+            change.assignedTo === undefined
+              ? user
+              : yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)
           const target = proposal.taskId === undefined ? undefined : yield* store.get("tasks", proposal.taskId)
           const projectId = proposal.projectId ?? (target === undefined ? undefined : readTask(target).project[0])
           task = readTask(
@@ -653,13 +694,13 @@ const make = (config: TasksConfig) =>
             )
           )
         } else {
-          const target = yield* store.get("tasks", proposal.taskId ?? "")
-          if (target === undefined) return yield* taskNotFound()
+          // The owner may have handed the task on since: a task they are no longer party to is NotFound.
+          const target = yield* partyTask(user, proposal.taskId ?? "")
           const assignee =
             change.action === "reassign"
               ? (yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)).id
               : undefined
-          task = yield* changeTask(readTask(target), taskChanges(change, assignee))
+          task = yield* changeTask(target, taskChanges(change, assignee))
         }
         const resolved = yield* store.update("proposals", proposal.id, {
           aiStatus: "Accepted",
@@ -787,9 +828,7 @@ const make = (config: TasksConfig) =>
           conditions.push(Q.or(...clientIds.map((id) => Q.has("clients", id))))
         }
         const found = yield* store.select("meetings", Q.and(...conditions), { limit: 100 })
-        const sorted = [...found].sort((a, b) =>
-          text(b.fields, "startTime").localeCompare(text(a.fields, "startTime"))
-        )
+        const sorted = [...found].sort((a, b) => text(b.fields, "startTime").localeCompare(text(a.fields, "startTime")))
         return yield* showMeetings(sorted)
       }),
 
@@ -837,6 +876,14 @@ const make = (config: TasksConfig) =>
       })
     }
   })
+
+/** A proposal's stored change: an object, else empty (then it fails to parse on accept). */
+const changeObject = (fields: Fields): Readonly<Record<string, unknown>> => {
+  const value = Object.hasOwn(fields, "proposedChangesObj") ? fields["proposedChangesObj"] : undefined
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Readonly<Record<string, unknown>>)
+    : {}
+}
 
 /** A date (`YYYY-MM-DD`) or a date-time, as the meeting filters take them; answers its ISO text. */
 const checkIsoDate = (value: string): Result.Result<string, string> => {

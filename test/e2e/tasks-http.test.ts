@@ -5,6 +5,7 @@ import { hashSecret } from "../../core/auth/IssuedSecret.ts"
 import { RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
 import { SessionStore } from "../../core/tasks/SessionStore.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
+import { TaskEventOutbox } from "../../core/tasks/EventOutbox.ts"
 import { Priorities, Statuses } from "../../core/tasks/Values.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
@@ -24,6 +25,7 @@ const fixture = Effect.gen(function* () {
   const tasks = yield* Tasks
   const records = yield* RecordStore
   const sessions = yield* SessionStore
+  const outbox = yield* TaskEventOutbox
 
   const send = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
     request(`${baseUrl}${path}`, {
@@ -58,7 +60,7 @@ const fixture = Effect.gen(function* () {
       return { client, project }
     })
 
-  return { baseUrl, tasks, records, sessions, send, newUser, create, newProject }
+  return { baseUrl, tasks, records, sessions, outbox, send, newUser, create, newProject }
 })
 
 for (const backend of backends) {
@@ -141,42 +143,44 @@ for (const backend of backends) {
         })
       )
 
-      it.effect("POST /api/tasks answers 201 {ok: true, task} with document 3's defaults; the task is in the inbox", () =>
-        Effect.gen(function* () {
-          const { newUser } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const created = yield* alice.call("POST", "/api/tasks", { title: "Draft the Q3 plan" })
-          assert.strictEqual(created.status, 201)
-          assert.strictEqual(created.json.ok, true)
-          const task = created.json.task
-          assert.match(task.id, /^rec/)
-          assert.deepInclude(task, {
-            title: "Draft the Q3 plan",
-            description: "",
-            status: "Ready to Start",
-            triageStatus: "New",
-            origin: "Human",
-            originDetail: "",
-            priority: "P2: Medium Priority",
-            triageNotes: "",
-            assignedToAI: "",
-            projectName: "",
-            dueDate: null,
-            startDate: null,
-            hoursEstimated: null,
-            hoursUsed: null,
-            isArchived: false,
-            linkToTaskInterface: `${publicUrl}/tasks/${task.id}`
+      it.effect(
+        "POST /api/tasks answers 201 {ok: true, task} with document 3's defaults; the task is in the inbox",
+        () =>
+          Effect.gen(function* () {
+            const { newUser } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const created = yield* alice.call("POST", "/api/tasks", { title: "Draft the Q3 plan" })
+            assert.strictEqual(created.status, 201)
+            assert.strictEqual(created.json.ok, true)
+            const task = created.json.task
+            assert.match(task.id, /^rec/)
+            assert.deepInclude(task, {
+              title: "Draft the Q3 plan",
+              description: "",
+              status: "Ready to Start",
+              triageStatus: "New",
+              origin: "Human",
+              originDetail: "",
+              priority: "P2: Medium Priority",
+              triageNotes: "",
+              assignedToAI: "",
+              projectName: "",
+              dueDate: null,
+              startDate: null,
+              hoursEstimated: null,
+              hoursUsed: null,
+              isArchived: false,
+              linkToTaskInterface: `${publicUrl}/tasks/${task.id}`
+            })
+            assert.deepStrictEqual(task.project, [])
+            const me = { id: alice.id, email: alice.email, name: alice.name }
+            assert.deepStrictEqual(task.assignedTo, me)
+            assert.deepStrictEqual(task.requestedBy, me)
+            assert.isTrue(Number.isFinite(Date.parse(task.createdAt)))
+            const inbox = yield* alice.call("GET", "/api/tasks")
+            assert.deepStrictEqual(inbox.json, { tasks: [task] })
+            assert.deepStrictEqual((yield* alice.call("GET", `/api/tasks/${task.id}`)).json, { task })
           })
-          assert.deepStrictEqual(task.project, [])
-          const me = { id: alice.id, email: alice.email, name: alice.name }
-          assert.deepStrictEqual(task.assignedTo, me)
-          assert.deepStrictEqual(task.requestedBy, me)
-          assert.isTrue(Number.isFinite(Date.parse(task.createdAt)))
-          const inbox = yield* alice.call("GET", "/api/tasks")
-          assert.deepStrictEqual(inbox.json, { tasks: [task] })
-          assert.deepStrictEqual((yield* alice.call("GET", `/api/tasks/${task.id}`)).json, { task })
-        })
       )
 
       it.effect("priority aliases are accepted in any case and answered canonical; other fields as sent", () =>
@@ -227,7 +231,10 @@ for (const backend of backends) {
               origin: mustBeOneOf(["Human", "AI Agent", "Automation"])
             }
           })
-          const okLengths = yield* alice.call("POST", "/api/tasks", { title: "t".repeat(120), description: "d".repeat(500) })
+          const okLengths = yield* alice.call("POST", "/api/tasks", {
+            title: "t".repeat(120),
+            description: "d".repeat(500)
+          })
           assert.strictEqual(okLengths.status, 201)
           const missing = yield* alice.call("POST", "/api/tasks", { description: "no title" })
           assert.strictEqual(missing.status, 400)
@@ -327,41 +334,46 @@ for (const backend of backends) {
         })
       )
 
-      it.effect("accept links the project with the status sent (default Ready to Start); the task leaves the inbox", () =>
-        Effect.gen(function* () {
-          const { newUser, newProject } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const { project } = yield* newProject("Zeus")
-          const one = (yield* alice.call("POST", "/api/tasks", { title: "One" })).json.task
-          const two = (yield* alice.call("POST", "/api/tasks", { title: "Two" })).json.task
-          const accepted = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, { projectId: project.id })
-          assert.strictEqual(accepted.status, 200)
-          assert.deepInclude(accepted.json.task, {
-            triageStatus: "Accepted",
-            status: "Ready to Start",
-            projectName: project.fields["name"]
+      it.effect(
+        "accept links the project with the status sent (default Ready to Start); the task leaves the inbox",
+        () =>
+          Effect.gen(function* () {
+            const { newUser, newProject } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const { project } = yield* newProject("Zeus")
+            const one = (yield* alice.call("POST", "/api/tasks", { title: "One" })).json.task
+            const two = (yield* alice.call("POST", "/api/tasks", { title: "Two" })).json.task
+            const accepted = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, { projectId: project.id })
+            assert.strictEqual(accepted.status, 200)
+            assert.deepInclude(accepted.json.task, {
+              triageStatus: "Accepted",
+              status: "Ready to Start",
+              projectName: project.fields["name"]
+            })
+            assert.deepStrictEqual(accepted.json.task.project, [project.id])
+            const withStatus = yield* alice.call("POST", `/api/tasks/${two.id}/accept`, {
+              projectId: project.id,
+              status: "IN PROGRESS"
+            })
+            assert.strictEqual(withStatus.json.task.status, "In Progress")
+            assert.deepStrictEqual((yield* alice.call("GET", "/api/tasks")).json.tasks, [])
+            const mine = (yield* alice.call("GET", "/api/tasks/mine")).json.tasks.map((t: any) => t.id)
+            assert.sameMembers(mine, [one.id, two.id])
+            const missing = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, {})
+            assert.strictEqual(missing.status, 400)
+            assert.property(missing.json.fields, "projectId")
+            const unknown = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, { projectId: "recNoSuchProject0" })
+            assert.strictEqual(unknown.status, 400)
+            assert.property(unknown.json.fields, "projectId")
+            const badStatus = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, {
+              projectId: project.id,
+              status: "Shipped"
+            })
+            assert.deepStrictEqual(badStatus.json, {
+              error: "Validation failed",
+              fields: { status: mustBeOneOf(Statuses) }
+            })
           })
-          assert.deepStrictEqual(accepted.json.task.project, [project.id])
-          const withStatus = yield* alice.call("POST", `/api/tasks/${two.id}/accept`, {
-            projectId: project.id,
-            status: "IN PROGRESS"
-          })
-          assert.strictEqual(withStatus.json.task.status, "In Progress")
-          assert.deepStrictEqual((yield* alice.call("GET", "/api/tasks")).json.tasks, [])
-          const mine = (yield* alice.call("GET", "/api/tasks/mine")).json.tasks.map((t: any) => t.id)
-          assert.sameMembers(mine, [one.id, two.id])
-          const missing = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, {})
-          assert.strictEqual(missing.status, 400)
-          assert.property(missing.json.fields, "projectId")
-          const unknown = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, { projectId: "recNoSuchProject0" })
-          assert.strictEqual(unknown.status, 400)
-          assert.property(unknown.json.fields, "projectId")
-          const badStatus = yield* alice.call("POST", `/api/tasks/${one.id}/accept`, {
-            projectId: project.id,
-            status: "Shipped"
-          })
-          assert.deepStrictEqual(badStatus.json, { error: "Validation failed", fields: { status: mustBeOneOf(Statuses) } })
-        })
       )
 
       it.effect("reject stores the reason, needs-info the note; both leave the inbox; rejected is in history", () =>
@@ -388,6 +400,9 @@ for (const backend of backends) {
           const noReason = yield* alice.call("POST", `/api/tasks/${two.id}/reject`, {})
           assert.strictEqual(noReason.status, 400)
           assert.property(noReason.json.fields, "reason")
+          const noNote = yield* alice.call("POST", `/api/tasks/${two.id}/needs-info`, { note: 7 })
+          assert.strictEqual(noNote.status, 400)
+          assert.property(noNote.json.fields, "note")
         })
       )
 
@@ -419,7 +434,7 @@ for (const backend of backends) {
 
       it.effect("delegate reassigns by email or usr id and records the hand-off in the triage notes", () =>
         Effect.gen(function* () {
-          const { newUser } = yield* fixture
+          const { newUser, outbox } = yield* fixture
           const alice = yield* newUser("Alice")
           const bob = yield* newUser("Bob")
           const carol = yield* newUser("Carol")
@@ -441,12 +456,29 @@ for (const backend of backends) {
             (yield* alice.call("GET", "/api/tasks/sent")).json.tasks.map((t: any) => t.id),
             [task.id]
           )
+          // Bob is notified: an event for the hub's notification feed waits in the outbox.
+          const notices = (yield* outbox.pending(10_000)).filter((e) => e.subject.email === bob.email)
+          assert.lengthOf(notices, 1)
+          assert.deepInclude(notices[0]!, {
+            type: "tasks.notification.created",
+            service: "tasks",
+            contractVersion: "v1"
+          })
+          assert.deepInclude(notices[0]!.data, {
+            kind: "task_delegated",
+            taskId: task.id,
+            title: "Review contract",
+            reason: "Bob knows the client",
+            link: task.linkToTaskInterface
+          })
           const toCarol = yield* bob.call("POST", `/api/tasks/${task.id}/delegate`, { assignedTo: carol.id })
           assert.strictEqual(toCarol.json.task.assignedTo.id, carol.id)
           assert.strictEqual(toCarol.json.task.triageNotes.split("\n").length, 2)
           // Bob is no longer party to it.
           assert.strictEqual((yield* bob.call("GET", `/api/tasks/${task.id}`)).status, 404)
-          const unknown = yield* alice.call("POST", `/api/tasks/${task.id}/delegate`, { assignedTo: "ghost@example.com" })
+          const unknown = yield* alice.call("POST", `/api/tasks/${task.id}/delegate`, {
+            assignedTo: "ghost@example.com"
+          })
           assert.strictEqual(unknown.status, 400)
           assert.property(unknown.json.fields, "assignedTo")
           const missing = yield* alice.call("POST", `/api/tasks/${task.id}/delegate`, {})
@@ -471,19 +503,21 @@ for (const backend of backends) {
         })
       )
 
-      it.effect("GET /s/{code} answers 302 with Location, needs no credential, and 404 {error} for an unknown code", () =>
-        Effect.gen(function* () {
-          const { newUser, baseUrl } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const task = (yield* alice.call("POST", "/api/tasks", { title: "Share me" })).json.task
-          const code = (yield* alice.call("POST", `/api/tasks/${task.id}/shortlink`)).json.shortCode
-          const answer = yield* Effect.promise(() => fetch(`${baseUrl}/s/${code}`, { redirect: "manual" }))
-          assert.strictEqual(answer.status, 302)
-          assert.strictEqual(answer.headers.get("location"), task.linkToTaskInterface)
-          const unknown = yield* request(`${baseUrl}/s/nosuchcode`)
-          assert.strictEqual(unknown.status, 404)
-          assert.deepStrictEqual(Object.keys(unknown.json), ["error"])
-        })
+      it.effect(
+        "GET /s/{code} answers 302 with Location, needs no credential, and 404 {error} for an unknown code",
+        () =>
+          Effect.gen(function* () {
+            const { newUser, baseUrl } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const task = (yield* alice.call("POST", "/api/tasks", { title: "Share me" })).json.task
+            const code = (yield* alice.call("POST", `/api/tasks/${task.id}/shortlink`)).json.shortCode
+            const answer = yield* Effect.promise(() => fetch(`${baseUrl}/s/${code}`, { redirect: "manual" }))
+            assert.strictEqual(answer.status, 302)
+            assert.strictEqual(answer.headers.get("location"), task.linkToTaskInterface)
+            const unknown = yield* request(`${baseUrl}/s/nosuchcode`)
+            assert.strictEqual(unknown.status, 404)
+            assert.deepStrictEqual(Object.keys(unknown.json), ["error"])
+          })
       )
 
       it.effect("bulk applies to the caller's tasks, reports the rest as failed, and checks its body", () =>
@@ -536,7 +570,8 @@ for (const backend of backends) {
           const alice = yield* newUser("Alice")
           const bob = yield* newUser("Bob")
           const { client, project } = yield* newProject("Orion")
-          const forBob = (yield* alice.call("POST", "/api/tasks", { title: "For Bob", assignedTo: bob.email })).json.task
+          const forBob = (yield* alice.call("POST", "/api/tasks", { title: "For Bob", assignedTo: bob.email })).json
+            .task
           const own = (yield* alice.call("POST", "/api/tasks", { title: "Own", project: project.id })).json.task
           const done = (yield* alice.call("POST", "/api/tasks", { title: "Done one" })).json.task
           yield* alice.call("PATCH", `/api/tasks/${done.id}`, { status: "Done" })
@@ -552,7 +587,10 @@ for (const backend of backends) {
           )
           assert.deepStrictEqual(ids(yield* alice.call("GET", "/api/tasks/search?clientName=NoSuchClientAnywhere")), [])
           const badFlag = yield* alice.call("GET", "/api/tasks/search?activeOnly=yes")
-          assert.deepStrictEqual(badFlag.json, { error: "Validation failed", fields: { activeOnly: mustBeOneOf(["true", "false"]) } })
+          assert.deepStrictEqual(badFlag.json, {
+            error: "Validation failed",
+            fields: { activeOnly: mustBeOneOf(["true", "false"]) }
+          })
           assert.deepStrictEqual(ids(yield* alice.call("GET", "/api/tasks/history")), [done.id])
           assert.deepStrictEqual(ids(yield* alice.call("GET", "/api/tasks/history?days=1")), [done.id])
           for (const days of ["0", "abc", "-3", "1.5"]) {
@@ -615,74 +653,120 @@ for (const backend of backends) {
         })
       )
 
-      it.effect("proposals: only the task owner resolves one (403); reject dismisses with the reason; unknown is 404", () =>
-        Effect.gen(function* () {
-          const { newUser } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const bob = yield* newUser("Bob")
-          const task = (yield* bob.call("POST", "/api/tasks", { title: "Bob's", assignedTo: alice.email })).json.task
-          // Bob requested it, Alice owns it: Bob may propose, only Alice may resolve.
-          const proposal = (yield* bob.call("POST", "/api/proposals", {
-            taskId: task.id,
-            type: "Priority",
-            proposedChangesObj: { action: "change_priority", priority: "low" }
-          })).json.proposal
-          assert.strictEqual(proposal.proposedChangesObj.priority, "P3: Low Priority")
-          assert.deepStrictEqual((yield* bob.call("GET", "/api/proposals")).json, { proposals: [] })
-          assert.lengthOf((yield* alice.call("GET", "/api/proposals")).json.proposals, 1)
-          for (const [path, body] of [
-            [`/api/proposals/${proposal.id}/accept`, undefined],
-            [`/api/proposals/${proposal.id}/reject`, { reason: "no" }]
-          ] as const) {
-            const forbidden = yield* bob.call("POST", path, body)
-            assert.strictEqual(forbidden.status, 403)
-            assert.deepStrictEqual(Object.keys(forbidden.json), ["error"])
-          }
-          const rejected = yield* alice.call("POST", `/api/proposals/${proposal.id}/reject`, { reason: "Keep it P2" })
-          assert.strictEqual(rejected.status, 200)
-          assert.strictEqual(rejected.json.proposal.aiStatus, "Rejected")
-          assert.strictEqual((yield* alice.call("GET", `/api/tasks/${task.id}`)).json.task.priority, "P2: Medium Priority")
-          const unknown = yield* alice.call("POST", "/api/proposals/recNoSuchProposal/accept")
-          assert.strictEqual(unknown.status, 404)
-        })
+      it.effect(
+        "proposals: only the task owner resolves one (403); reject dismisses with the reason; unknown is 404",
+        () =>
+          Effect.gen(function* () {
+            const { newUser } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const bob = yield* newUser("Bob")
+            const task = (yield* bob.call("POST", "/api/tasks", { title: "Bob's", assignedTo: alice.email })).json.task
+            // Bob requested it, Alice owns it: Bob may propose, only Alice may resolve.
+            const proposal = (yield* bob.call("POST", "/api/proposals", {
+              taskId: task.id,
+              type: "Priority",
+              proposedChangesObj: { action: "change_priority", priority: "low" }
+            })).json.proposal
+            assert.strictEqual(proposal.proposedChangesObj.priority, "P3: Low Priority")
+            assert.deepStrictEqual((yield* bob.call("GET", "/api/proposals")).json, { proposals: [] })
+            assert.lengthOf((yield* alice.call("GET", "/api/proposals")).json.proposals, 1)
+            for (const [path, body] of [
+              [`/api/proposals/${proposal.id}/accept`, undefined],
+              [`/api/proposals/${proposal.id}/reject`, { reason: "no" }]
+            ] as const) {
+              const forbidden = yield* bob.call("POST", path, body)
+              assert.strictEqual(forbidden.status, 403)
+              assert.deepStrictEqual(Object.keys(forbidden.json), ["error"])
+            }
+            const noReason = yield* alice.call("POST", `/api/proposals/${proposal.id}/reject`, {})
+            assert.strictEqual(noReason.status, 400)
+            assert.property(noReason.json.fields, "reason")
+            const rejected = yield* alice.call("POST", `/api/proposals/${proposal.id}/reject`, { reason: "Keep it P2" })
+            assert.strictEqual(rejected.status, 200)
+            assert.strictEqual(rejected.json.proposal.aiStatus, "Rejected")
+            assert.strictEqual(
+              (yield* alice.call("GET", `/api/tasks/${task.id}`)).json.task.priority,
+              "P2: Medium Priority"
+            )
+            const unknown = yield* alice.call("POST", "/api/proposals/recNoSuchProposal/accept")
+            assert.strictEqual(unknown.status, 404)
+          })
       )
 
-      it.effect("proposals: a create_task proposal creates the task on accept; proposals of Done tasks are skipped", () =>
-        Effect.gen(function* () {
-          const { newUser, newProject } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const bob = yield* newUser("Bob")
-          const { project } = yield* newProject("Gemini")
-          const create = (yield* alice.call("POST", "/api/proposals", {
-            projectId: project.id,
-            type: "New task",
-            proposedChangesObj: { action: "create_task", title: "Send the recap", priority: "p1", assignedTo: bob.email }
-          })).json.proposal
-          const accepted = yield* alice.call("POST", `/api/proposals/${create.id}/accept`)
-          assert.strictEqual(accepted.status, 200)
-          assert.deepInclude(accepted.json.task, {
-            title: "Send the recap",
-            priority: "P1: Top Priority",
-            origin: "AI Agent",
-            status: "Ready to Start",
-            triageStatus: "New"
+      it.effect(
+        "proposals never reach a task the user is not party to: 404 to propose, skipped and 404 after a hand-off",
+        () =>
+          Effect.gen(function* () {
+            const { newUser } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const bob = yield* newUser("Bob")
+            const mallory = yield* newUser("Mallory")
+            const task = (yield* alice.call("POST", "/api/tasks", { title: "Alice's" })).json.task
+            const foreign = yield* mallory.call("POST", "/api/proposals", {
+              taskId: task.id,
+              type: "x",
+              proposedChangesObj: { action: "archive_task" }
+            })
+            assert.strictEqual(foreign.status, 404)
+            // Bob asks Alice; Alice owns proposals about the task; then she hands it back to Bob.
+            const mine = (yield* bob.call("POST", "/api/tasks", { title: "Bob asks", assignedTo: alice.email })).json
+              .task
+            const proposal = (yield* alice.call("POST", "/api/proposals", {
+              taskId: mine.id,
+              type: "x",
+              proposedChangesObj: { action: "change_title", title: "Renamed" }
+            })).json.proposal
+            assert.lengthOf((yield* alice.call("GET", "/api/proposals")).json.proposals, 1)
+            yield* alice.call("POST", `/api/tasks/${mine.id}/delegate`, { assignedTo: bob.email })
+            assert.deepStrictEqual((yield* alice.call("GET", "/api/proposals")).json, { proposals: [] })
+            assert.strictEqual((yield* alice.call("POST", `/api/proposals/${proposal.id}/accept`)).status, 404)
+            assert.strictEqual((yield* bob.call("GET", `/api/tasks/${mine.id}`)).json.task.title, "Bob asks")
           })
-          assert.strictEqual(accepted.json.task.assignedTo.id, bob.id)
-          assert.deepStrictEqual(accepted.json.task.project, [project.id])
-          assert.deepStrictEqual(
-            (yield* bob.call("GET", "/api/tasks")).json.tasks.map((t: any) => t.id),
-            [accepted.json.task.id]
-          )
-          const task = (yield* alice.call("POST", "/api/tasks", { title: "Finish" })).json.task
-          yield* alice.call("POST", "/api/proposals", {
-            taskId: task.id,
-            type: "Due",
-            proposedChangesObj: { action: "change_due_date", dueDate: "2026-12-01" }
+      )
+
+      it.effect(
+        "proposals: a create_task proposal creates the task on accept; proposals of Done tasks are skipped",
+        () =>
+          Effect.gen(function* () {
+            const { newUser, newProject } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const bob = yield* newUser("Bob")
+            const { project } = yield* newProject("Gemini")
+            const create = (yield* alice.call("POST", "/api/proposals", {
+              projectId: project.id,
+              type: "New task",
+              proposedChangesObj: {
+                action: "create_task",
+                title: "Send the recap",
+                priority: "p1",
+                assignedTo: bob.email
+              }
+            })).json.proposal
+            const accepted = yield* alice.call("POST", `/api/proposals/${create.id}/accept`)
+            assert.strictEqual(accepted.status, 200)
+            assert.deepInclude(accepted.json.task, {
+              title: "Send the recap",
+              priority: "P1: Top Priority",
+              origin: "AI Agent",
+              status: "Ready to Start",
+              triageStatus: "New"
+            })
+            assert.strictEqual(accepted.json.task.assignedTo.id, bob.id)
+            assert.deepStrictEqual(accepted.json.task.project, [project.id])
+            assert.deepStrictEqual(
+              (yield* bob.call("GET", "/api/tasks")).json.tasks.map((t: any) => t.id),
+              [accepted.json.task.id]
+            )
+            const task = (yield* alice.call("POST", "/api/tasks", { title: "Finish" })).json.task
+            yield* alice.call("POST", "/api/proposals", {
+              taskId: task.id,
+              type: "Due",
+              proposedChangesObj: { action: "change_due_date", dueDate: "2026-12-01" }
+            })
+            assert.lengthOf((yield* alice.call("GET", "/api/proposals")).json.proposals, 1)
+            yield* alice.call("PATCH", `/api/tasks/${task.id}`, { status: "Done" })
+            assert.deepStrictEqual((yield* alice.call("GET", "/api/proposals")).json, { proposals: [] })
           })
-          assert.lengthOf((yield* alice.call("GET", "/api/proposals")).json.proposals, 1)
-          yield* alice.call("PATCH", `/api/tasks/${task.id}`, { status: "Done" })
-          assert.deepStrictEqual((yield* alice.call("GET", "/api/proposals")).json, { proposals: [] })
-        })
       )
 
       it.effect("proposals: bad bodies are 400 with fields", () =>
@@ -740,7 +824,10 @@ for (const backend of backends) {
           assert.lengthOf(found.json.projects, 10)
           assert.deepStrictEqual(Object.keys(found.json.projects[0]).sort(), ["id", "name"])
           const short = yield* alice.call("GET", "/api/projects?q=a")
-          assert.deepStrictEqual(short.json, { error: "Validation failed", fields: { q: "Must be at least 2 characters" } })
+          assert.deepStrictEqual(short.json, {
+            error: "Validation failed",
+            fields: { q: "Must be at least 2 characters" }
+          })
           assert.strictEqual((yield* alice.call("GET", "/api/projects")).status, 400)
 
           const { client, project } = yield* newProject("Managed", alice.id)
@@ -756,7 +843,11 @@ for (const backend of backends) {
           const done = (yield* alice.call("POST", "/api/tasks", { title: "Done", project: project.id })).json.task
           yield* alice.call("PATCH", `/api/tasks/${done.id}`, { status: "Done" })
           yield* bob.call("POST", "/api/tasks", { title: "Bob's own", project: project.id })
-          const meeting = yield* create("meetings", { name: "Kickoff", startTime: isoDaysAgo(2), projects: [project.id] })
+          const meeting = yield* create("meetings", {
+            name: "Kickoff",
+            startTime: isoDaysAgo(2),
+            projects: [project.id]
+          })
           const detail = (yield* alice.call("GET", `/api/projects/${project.id}`)).json
           assert.strictEqual(detail.project.id, project.id)
           assert.deepStrictEqual(
@@ -788,7 +879,10 @@ for (const backend of backends) {
             endDate: null
           })
           assert.strictEqual(updated.json.project.accountManager.id, bob.id)
-          const bad = yield* alice.call("PATCH", `/api/projects/${project.id}`, { priority: "whenever", endDate: "soon" })
+          const bad = yield* alice.call("PATCH", `/api/projects/${project.id}`, {
+            priority: "whenever",
+            endDate: "soon"
+          })
           assert.deepStrictEqual(bad.json, {
             error: "Validation failed",
             fields: { priority: mustBeOneOf(Priorities), endDate: "Must be a date as YYYY-MM-DD" }
@@ -808,7 +902,10 @@ for (const backend of backends) {
           const all = (yield* alice.call("GET", "/api/clients")).json.clients
           assert.deepInclude(all, { id: client.id, name: client.fields["name"] })
           const name = String(client.fields["name"])
-          const found = yield* alice.call("GET", `/api/clients/search?q=${encodeURIComponent(name.slice(-6).toLowerCase())}`)
+          const found = yield* alice.call(
+            "GET",
+            `/api/clients/search?q=${encodeURIComponent(name.slice(-6).toLowerCase())}`
+          )
           assert.deepStrictEqual(found.json, { clients: [{ id: client.id, name }] })
           assert.deepStrictEqual((yield* alice.call("GET", "/api/clients/search?q=")).json, { clients: [] })
           assert.deepStrictEqual((yield* alice.call("GET", "/api/clients/search")).json, { clients: [] })
@@ -820,79 +917,86 @@ for (const backend of backends) {
           })
           const outcomes = yield* alice.call("GET", `/api/outcomes?projectId=${project.id}`)
           assert.deepStrictEqual(outcomes.json, {
-            outcomes: [{ id: outcome.id, name: "Launch", status: "On Track", description: "v1 live", projectId: project.id }]
+            outcomes: [
+              { id: outcome.id, name: "Launch", status: "On Track", description: "v1 live", projectId: project.id }
+            ]
           })
           const missing = yield* alice.call("GET", "/api/outcomes")
           assert.deepStrictEqual(missing.json, { error: "Validation failed", fields: { projectId: "Required" } })
         })
       )
 
-      it.effect("meetings: recent ones the user attended or created by default, all, by client and dates; pending", () =>
-        Effect.gen(function* () {
-          const { newUser, newProject, create } = yield* fixture
-          const alice = yield* newUser("Alice")
-          const bob = yield* newUser("Bob")
-          const { client, project } = yield* newProject("Lyra")
-          const attended = yield* create("meetings", {
-            name: "Lyra sync",
-            startTime: isoDaysAgo(1),
-            duration: 1800,
-            linkLabel: "Recording",
-            linkUrl: "https://meet.example.com/lyra",
-            recordingType: "video",
-            transcriptUrl: "https://meet.example.com/lyra/transcript",
-            attendees: [alice.id, bob.id],
-            projects: [project.id],
-            clients: [client.id],
-            summary: "We agreed on scope.",
-            keyProgress: "Design done",
-            decisionsMade: "Ship in May",
-            nextActions: "Alice: draft plan",
-            actionable: "- [ ] Alice: draft plan",
-            deepMatchStatus: "Pending"
-          })
-          const bobs = yield* create("meetings", { name: "Bob alone", startTime: isoDaysAgo(2), createdBy: [bob.id] })
-          const old = yield* create("meetings", { name: "Old", startTime: isoDaysAgo(60), attendees: [alice.id] })
-          const ids = (answer: { json: any }) => answer.json.meetings.map((m: any) => m.id)
-          const recent = yield* alice.call("GET", "/api/meetings/recent")
-          assert.deepStrictEqual(recent.json.meetings, [
-            {
-              id: attended.id,
+      it.effect(
+        "meetings: recent ones the user attended or created by default, all, by client and dates; pending",
+        () =>
+          Effect.gen(function* () {
+            const { newUser, newProject, create } = yield* fixture
+            const alice = yield* newUser("Alice")
+            const bob = yield* newUser("Bob")
+            const { client, project } = yield* newProject("Lyra")
+            const attended = yield* create("meetings", {
               name: "Lyra sync",
-              startTime: attended.fields["startTime"],
+              startTime: isoDaysAgo(1),
               duration: 1800,
-              link: { label: "Recording", url: "https://meet.example.com/lyra" },
+              linkLabel: "Recording",
+              linkUrl: "https://meet.example.com/lyra",
               recordingType: "video",
               transcriptUrl: "https://meet.example.com/lyra/transcript",
-              projects: [project.fields["name"]],
-              clients: [client.fields["name"]],
-              users: "Alice, Bob",
+              attendees: [alice.id, bob.id],
+              projects: [project.id],
+              clients: [client.id],
               summary: "We agreed on scope.",
               keyProgress: "Design done",
               decisionsMade: "Ship in May",
               nextActions: "Alice: draft plan",
-              actionable: "- [ ] Alice: draft plan"
-            }
-          ])
-          const everyone = ids(yield* alice.call("GET", "/api/meetings/recent?all=true"))
-          assert.includeMembers(everyone, [attended.id, bobs.id])
-          assert.notInclude(everyone, old.id)
-          assert.deepStrictEqual(ids(yield* alice.call("GET", `/api/meetings/recent?all=true&client=${client.id}`)), [
-            attended.id
-          ])
-          const byName = String(client.fields["name"]).slice(0, 8).toLowerCase()
-          assert.deepStrictEqual(ids(yield* alice.call("GET", `/api/meetings/recent?client=${encodeURIComponent(byName)}`)), [
-            attended.id
-          ])
-          const start = isoDaysAgo(90).slice(0, 10)
-          const end = isoDaysAgo(30).slice(0, 10)
-          assert.deepStrictEqual(ids(yield* alice.call("GET", `/api/meetings/recent?start=${start}&end=${end}`)), [old.id])
-          const badDate = yield* alice.call("GET", "/api/meetings/recent?start=yesterday")
-          assert.strictEqual(badDate.status, 400)
-          assert.property(badDate.json.fields, "start")
-          assert.deepStrictEqual(ids(yield* alice.call("GET", "/api/meetings/pending")), [attended.id])
-          assert.deepStrictEqual(ids(yield* bob.call("GET", "/api/meetings/pending")), [attended.id])
-        })
+              actionable: "- [ ] Alice: draft plan",
+              deepMatchStatus: "Pending"
+            })
+            const bobs = yield* create("meetings", { name: "Bob alone", startTime: isoDaysAgo(2), createdBy: [bob.id] })
+            const old = yield* create("meetings", { name: "Old", startTime: isoDaysAgo(60), attendees: [alice.id] })
+            const ids = (answer: { json: any }) => answer.json.meetings.map((m: any) => m.id)
+            const recent = yield* alice.call("GET", "/api/meetings/recent")
+            assert.deepStrictEqual(recent.json.meetings, [
+              {
+                id: attended.id,
+                name: "Lyra sync",
+                startTime: attended.fields["startTime"],
+                duration: 1800,
+                link: { label: "Recording", url: "https://meet.example.com/lyra" },
+                recordingType: "video",
+                transcriptUrl: "https://meet.example.com/lyra/transcript",
+                projects: [project.fields["name"]],
+                clients: [client.fields["name"]],
+                users: "Alice, Bob",
+                summary: "We agreed on scope.",
+                keyProgress: "Design done",
+                decisionsMade: "Ship in May",
+                nextActions: "Alice: draft plan",
+                actionable: "- [ ] Alice: draft plan"
+              }
+            ])
+            const everyone = ids(yield* alice.call("GET", "/api/meetings/recent?all=true"))
+            assert.includeMembers(everyone, [attended.id, bobs.id])
+            assert.notInclude(everyone, old.id)
+            assert.deepStrictEqual(ids(yield* alice.call("GET", `/api/meetings/recent?all=true&client=${client.id}`)), [
+              attended.id
+            ])
+            const byName = String(client.fields["name"]).slice(0, 8).toLowerCase()
+            assert.deepStrictEqual(
+              ids(yield* alice.call("GET", `/api/meetings/recent?client=${encodeURIComponent(byName)}`)),
+              [attended.id]
+            )
+            const start = isoDaysAgo(90).slice(0, 10)
+            const end = isoDaysAgo(30).slice(0, 10)
+            assert.deepStrictEqual(ids(yield* alice.call("GET", `/api/meetings/recent?start=${start}&end=${end}`)), [
+              old.id
+            ])
+            const badDate = yield* alice.call("GET", "/api/meetings/recent?start=yesterday")
+            assert.strictEqual(badDate.status, 400)
+            assert.property(badDate.json.fields, "start")
+            assert.deepStrictEqual(ids(yield* alice.call("GET", "/api/meetings/pending")), [attended.id])
+            assert.deepStrictEqual(ids(yield* bob.call("GET", "/api/meetings/pending")), [attended.id])
+          })
       )
 
       it.effect("settings: defaults, partial update (nested or dotted keys), unknown values refused", () =>
@@ -902,7 +1006,10 @@ for (const backend of backends) {
           const bob = yield* newUser("Bob")
           const defaults = { showSentNav: true, notifications: { channel: "email", frequency: "immediate" } }
           assert.deepStrictEqual((yield* alice.call("GET", "/api/settings")).json, { settings: defaults })
-          const updated = yield* alice.call("PATCH", "/api/settings", { showSentNav: false, notifications: { channel: "Slack" } })
+          const updated = yield* alice.call("PATCH", "/api/settings", {
+            showSentNav: false,
+            notifications: { channel: "Slack" }
+          })
           assert.deepStrictEqual(updated.json, {
             settings: { showSentNav: false, notifications: { channel: "slack", frequency: "immediate" } }
           })
@@ -910,7 +1017,9 @@ for (const backend of backends) {
           assert.deepStrictEqual(dotted.json.settings.notifications, { channel: "slack", frequency: "daily" })
           assert.deepStrictEqual((yield* alice.call("GET", "/api/settings")).json, dotted.json)
           assert.deepStrictEqual((yield* bob.call("GET", "/api/settings")).json, { settings: defaults })
-          const bad = yield* alice.call("PATCH", "/api/settings", { notifications: { channel: "pager", frequency: "hourly" } })
+          const bad = yield* alice.call("PATCH", "/api/settings", {
+            notifications: { channel: "pager", frequency: "hourly" }
+          })
           assert.deepStrictEqual(bad.json, {
             error: "Validation failed",
             fields: {
@@ -946,7 +1055,10 @@ for (const backend of backends) {
           assert.notDeepInclude((yield* alice.call("GET", "/api/settings/api-keys")).json.apiKeys, apiKey)
           assert.strictEqual((yield* alice.call("DELETE", `/api/settings/api-keys/${apiKey.id}`)).status, 404)
           const noName = yield* alice.call("POST", "/api/settings/api-keys", { name: "  " })
-          assert.deepStrictEqual(noName.json, { error: "Validation failed", fields: { name: "Required, at most 100 characters" } })
+          assert.deepStrictEqual(noName.json, {
+            error: "Validation failed",
+            fields: { name: "Required, at most 100 characters" }
+          })
         })
       )
 
@@ -962,11 +1074,13 @@ for (const backend of backends) {
           ]) {
             assert.isAtLeast(answer.status, 400)
             assert.isString(answer.json.error)
-            assert.notMatch(answer.text, /\bat\s+\S+\s+\(|node_modules|\/work\/|postgres|pglite|airtable|[A-Z]+_[A-Z]+_?[A-Z]*=/i)
+            assert.notMatch(
+              answer.text,
+              /\bat\s+\S+\s+\(|node_modules|\/work\/|postgres|pglite|airtable|[A-Z]+_[A-Z]+_?[A-Z]*=/i
+            )
           }
           assert.deepStrictEqual((yield* send("GET", "/nope", {})).json, { error: "Not found" })
         })
       )
-    })
-  )
+    }))
 }

@@ -99,8 +99,13 @@ describe("proposals (property)", () => {
             const created = yield* tasks.create(owner, { title: "Target" })
             const before = yield* tasks.update(owner, created.id, initial)
             const bystander = yield* tasks.create(owner, { title: "Bystander" })
-            const sent = change.sent["action"] === "reassign" ? { ...change.sent, assignedTo: other.email } : change.sent
-            const proposal = yield* tasks.createProposal(owner, { taskId: before.id, type: "t", proposedChangesObj: sent })
+            const sent =
+              change.sent["action"] === "reassign" ? { ...change.sent, assignedTo: other.email } : change.sent
+            const proposal = yield* tasks.createProposal(owner, {
+              taskId: before.id,
+              type: "t",
+              proposedChangesObj: sent
+            })
             const accepted = yield* tasks.acceptProposal(owner, proposal.id)
             const expected = change.expect(before, other)
             assert.deepStrictEqual(accepted.task, expected)
@@ -131,7 +136,14 @@ describe("proposals (property)", () => {
               const proposal = yield* tasks.createProposal(owner, {
                 projectId: project.id,
                 type: "New task",
-                proposedChangesObj: { action: "create_task", title, description, priority, dueDate, assignedTo: other.id }
+                proposedChangesObj: {
+                  action: "create_task",
+                  title,
+                  description,
+                  priority,
+                  dueDate,
+                  assignedTo: other.id
+                }
               })
               const { task } = yield* tasks.acceptProposal(owner, proposal.id)
               assert.deepInclude(task, {

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
+import { TaskEventOutboxMemory } from "../../adapters/memory/tasks/TaskEventOutboxMemory.ts"
 import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
@@ -7,10 +8,12 @@ import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
+import { TaskEventOutboxSql } from "../../adapters/sql/tasks/TaskEventOutboxSql.ts"
 import { tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import type { TaskApiKeyStore } from "../../core/tasks/ApiKeyStore.ts"
+import type { TaskEventOutbox } from "../../core/tasks/EventOutbox.ts"
 import type { MachineKey } from "../../core/tasks/MachineKeys.ts"
 import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import type { SessionStore } from "../../core/tasks/SessionStore.ts"
@@ -18,13 +21,18 @@ import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
 
-export type TasksData = Layer.Layer<RecordStore | TaskApiKeyStore | SessionStore, unknown>
+export type TasksData = Layer.Layer<RecordStore | TaskApiKeyStore | SessionStore | TaskEventOutbox, unknown>
 
-export const tasksMemoryData: TasksData = Layer.mergeAll(RecordStoreMemory, TaskApiKeyStoreMemory, SessionStoreMemory)
+export const tasksMemoryData: TasksData = Layer.mergeAll(
+  RecordStoreMemory,
+  TaskApiKeyStoreMemory,
+  SessionStoreMemory,
+  TaskEventOutboxMemory
+)
 
 /** The SQL adapters on a freshly migrated `tasks` schema of the backend's fresh database. */
 export const tasksSqlData = (backend: SqlBackend): TasksData =>
-  Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql).pipe(
+  Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql, TaskEventOutboxSql).pipe(
     Layer.provide(migrationsLayer("tasks", tasksMigrations)),
     Layer.provide(backend.layer)
   )

@@ -18,7 +18,9 @@ export const TasksApiAuthLayer = Layer.effect(
           const user =
             presented.length > 0
               ? yield* tasks.authenticateKey(presented)
-              : yield* tasks.authenticateSession((yield* HttpServerRequest.HttpServerRequest).cookies[sessionCookie] ?? "")
+              : yield* tasks.authenticateSession(
+                  (yield* HttpServerRequest.HttpServerRequest).cookies[sessionCookie] ?? ""
+                )
           if (user === undefined) return notAuthenticated()
           return yield* Effect.provideService(httpEffect, CurrentTaskUser, user)
         }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))

@@ -2,6 +2,7 @@ import { Clock, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { InvalidFields } from "../../../core/tasks/Errors.ts"
+import type { Task } from "../../../core/tasks/Task.ts"
 import { Tasks, type TaskUser } from "../../../core/tasks/Tasks.ts"
 import { mustBeOneOf } from "../../../core/tasks/Values.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
@@ -35,9 +36,14 @@ export const TasksPublicHandlers = HttpApiBuilder.group(TasksApi, "public", (han
     const tasks = yield* Tasks
     return handlers.handleAll({
       health: () =>
-        Effect.map(Clock.currentTimeMillis, (now) => ({ status: "ok" as const, timestamp: new Date(now).toISOString() })),
+        Effect.map(Clock.currentTimeMillis, (now) => ({
+          status: "ok" as const,
+          timestamp: new Date(now).toISOString()
+        })),
       shortLink: ({ params }) =>
-        answer(Effect.map(tasks.resolveShortCode(params.code), (url) => HttpServerResponse.redirect(url, { status: 302 })))
+        answer(
+          Effect.map(tasks.resolveShortCode(params.code), (url) => HttpServerResponse.redirect(url, { status: 302 }))
+        )
     })
   })
 )
@@ -51,9 +57,9 @@ export const TasksSessionHandlers = HttpApiBuilder.group(TasksApi, "session", (h
 export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =>
   Effect.gen(function* () {
     const tasks = yield* Tasks
-    const list = (f: (user: TaskUser) => Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-      asUser((user) => Effect.map(f(user), (found) => ({ tasks: found }) as never))
-    const one = <E>(effect: Effect.Effect<unknown, E>) => Effect.map(effect, (task) => ({ task }) as never)
+    const list = <E>(f: (user: TaskUser) => Effect.Effect<ReadonlyArray<Task>, E>) =>
+      asUser((user) => Effect.map(f(user), (tasks) => ({ tasks })))
+    const one = <E>(effect: Effect.Effect<Task, E>) => Effect.map(effect, (task) => ({ task }))
     return handlers.handleAll({
       inbox: () => list(tasks.inbox),
       mine: () => list(tasks.mine),
@@ -90,13 +96,13 @@ export const ProposalHandlers = HttpApiBuilder.group(TasksApi, "proposals", (han
   Effect.gen(function* () {
     const tasks = yield* Tasks
     return handlers.handleAll({
-      list: () => asUser((user) => Effect.map(tasks.proposals(user), (proposals) => ({ proposals }) as never)),
+      list: () => asUser((user) => Effect.map(tasks.proposals(user), (proposals) => ({ proposals }))),
       create: ({ payload }) =>
         asUser((user) => Effect.map(tasks.createProposal(user, payload), (proposal) => created({ proposal }))),
-      accept: ({ params }) => asUser((user) => tasks.acceptProposal(user, params.id) as Effect.Effect<never, unknown>),
+      accept: ({ params }) => asUser((user) => tasks.acceptProposal(user, params.id)),
       reject: ({ params, payload }) =>
         asUser((user) =>
-          Effect.map(tasks.rejectProposal(user, params.id, payload.reason), (proposal) => ({ proposal }) as never)
+          Effect.map(tasks.rejectProposal(user, params.id, payload.reason), (proposal) => ({ proposal }))
         )
     })
   })
@@ -109,12 +115,11 @@ export const DirectoryHandlers = HttpApiBuilder.group(TasksApi, "directory", (ha
       searchProjects: ({ query }) =>
         asUser(() => Effect.map(tasks.searchProjects(query.q), (projects) => ({ projects }))),
       myProjects: () => asUser((user) => Effect.map(tasks.myProjects(user), (projects) => ({ projects }))),
-      project: ({ params }) => asUser((user) => tasks.project(user, params.id) as Effect.Effect<never, unknown>),
+      project: ({ params }) => asUser((user) => tasks.project(user, params.id)),
       updateProject: ({ params, payload }) =>
         asUser((user) => Effect.map(tasks.updateProject(user, params.id, payload), (project) => ({ project }))),
       clients: () => asUser(() => Effect.map(tasks.clients(), (clients) => ({ clients }))),
-      searchClients: ({ query }) =>
-        asUser(() => Effect.map(tasks.searchClients(query.q), (clients) => ({ clients }))),
+      searchClients: ({ query }) => asUser(() => Effect.map(tasks.searchClients(query.q), (clients) => ({ clients }))),
       outcomes: ({ query }) => asUser(() => Effect.map(tasks.outcomes(query.projectId), (outcomes) => ({ outcomes }))),
       recentMeetings: ({ query }) =>
         asUser((user) =>

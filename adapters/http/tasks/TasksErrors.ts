@@ -6,7 +6,8 @@ import type { ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
 export const tasksError = (status: number, error: string, fields?: Readonly<Record<string, string>>) =>
   HttpServerResponse.jsonUnsafe(fields === undefined ? { error } : { error, fields }, { status })
 
-export const validationFailed = (fields: Readonly<Record<string, string>>) => tasksError(400, "Validation failed", fields)
+export const validationFailed = (fields: Readonly<Record<string, string>>) =>
+  tasksError(400, "Validation failed", fields)
 
 const messages = {
   400: "Bad request",
@@ -44,7 +45,9 @@ export const tasksRenderer: ErrorRenderer = (_request, { code, details, status }
   switch (code) {
     case "VALIDATION_ERROR":
       if (status === 415) return tasksError(415, "The request body must be JSON (Content-Type: application/json)")
-      return validationFailed(Object.keys(fieldsOf(details)).length === 0 ? { body: "Invalid request" } : fieldsOf(details))
+      return validationFailed(
+        Object.keys(fieldsOf(details)).length === 0 ? { body: "Invalid request" } : fieldsOf(details)
+      )
     case "INVALID_JSON":
       return validationFailed({ body: "Must be valid JSON" })
     case "UNAUTHORIZED":

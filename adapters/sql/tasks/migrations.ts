@@ -3,11 +3,16 @@ import { idempotencyMigration } from "../platform/0001_idempotency.ts"
 import { recordsTable } from "./0002_records.ts"
 import { apiKeysTable } from "./0003_api_keys.ts"
 import { sessionsTable } from "./0004_sessions.ts"
+import { outboxTable } from "./0005_outbox.ts"
 
-/** The task inbox service's schema, `tasks`: idempotency keys, the record store's records, API keys, sessions. */
+/**
+ * The task inbox service's schema, `tasks`: idempotency keys, the record store's records (when Postgres is
+ * the store), API keys, sessions and the event outbox.
+ */
 export const tasksMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("tasks", 1),
   recordsTable,
   apiKeysTable,
-  sessionsTable
+  sessionsTable,
+  outboxTable
 ]
