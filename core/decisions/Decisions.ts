@@ -6,6 +6,7 @@ import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import { stepAction } from "./ActionMachine.ts"
+import { updateAction } from "./ActionUpdate.ts"
 import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "./CallerKeyStore.ts"
 import { isOpen, type Decision, type DecisionCreate, type DecisionStatus } from "./Decision.ts"
 import { actionSummary, type DecisionAction, type RecordTarget } from "./DecisionAction.ts"
@@ -445,28 +446,20 @@ const make = Effect.gen(function* () {
    * may retry; any other status is `invalid_transition`. An unknown action is NotFound.
    */
   const retryAction = Effect.fn("Decisions.retryAction")(function* (user: WorkspaceUser, id: string, actionId: string) {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const stored = yield* decisions.get(user.organizationId, id)
-      if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
-      const now = yield* nowMs
-      const decision = settle(stored, now).decision
-      if (!user.isAdmin) yield* requireActor(user, decision)
-      const action = decision.actions?.find((a) => a.id === actionId)
-      if (action === undefined) return yield* new NotFound({ message: "No such action." })
-      const next = stepAction(action, { _tag: "Retry" }, now, 0)
-      if (Result.isFailure(next)) return yield* new InvalidActionTransition({ status: action.status })
-      const updated: Decision = {
-        ...decision,
-        actions: decision.actions!.map((a) => (a.id === actionId ? next.success : a)),
-        updatedAt: isoAt(Math.max(now, epochMs(decision.updatedAt))),
-        version: stored.version + 1
-      }
-      if (yield* decisions.save(updated, stored.version)) {
-        yield* signals.signal(id)
-        return yield* view(updated)
-      }
-    }
-    return yield* Effect.die(new Error("decision kept changing under concurrent moves"))
+    const updated = yield* updateAction(
+      decisions,
+      signals,
+      { organizationId: user.organizationId, decisionId: id, actionId },
+      (action, decision, now) =>
+        Effect.gen(function* () {
+          if (!user.isAdmin) yield* requireActor(user, settle(decision, now).decision)
+          const next = stepAction(action, { _tag: "Retry" }, now, 0)
+          if (Result.isFailure(next)) return yield* new InvalidActionTransition({ status: action.status })
+          return next.success
+        })
+    )
+    if (updated === undefined) return yield* new NotFound({ message: "No such decision or action." })
+    return yield* view(updated.decision)
   })
 
   // ---- roles (admins) ----

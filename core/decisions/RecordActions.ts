@@ -1,9 +1,9 @@
 import { Clock, Context, Effect, Layer, Random, Redacted, Result } from "effect"
 import { open, seal } from "../auth/SecretBox.ts"
 import { NotConfigured } from "../kernel/Errors.ts"
-import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { defaultRetryPolicy, stepAction, type ActionEvent, type RetryPolicy } from "./ActionMachine.ts"
-import type { Decision } from "./Decision.ts"
+import { updateAction } from "./ActionUpdate.ts"
 import { actionDueAt, type DecisionAction } from "./DecisionAction.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore } from "./DecisionStore.ts"
@@ -27,8 +27,6 @@ export interface RecordStoreStatus {
   readonly updatedBy?: string
 }
 
-const maxAttempts = 8
-
 /**
  * The record-action worker and the record-store credentials (issue 4). A queued action is claimed with a
  * lease (an optimistic save, so two workers never both run it), performed through the RecordUpdater
@@ -50,36 +48,12 @@ const make = (config: RecordActionsConfig) =>
     const policy = config.retryPolicy ?? defaultRetryPolicy
     const leaseMs = config.leaseMs ?? 5 * 60 * 1000
 
-    /**
-     * Applies `change` to one action of a decision with optimistic concurrency; answers the saved action,
-     * or undefined when the action is gone or `change` declines (answers undefined).
-     */
-    const updateAction = Effect.fnUntraced(function* (
+    const update = (
       organizationId: string,
       decisionId: string,
       actionId: string,
       change: (action: DecisionAction, nowMs: number) => Effect.Effect<DecisionAction | undefined>
-    ) {
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        const stored = yield* store.get(organizationId, decisionId)
-        const action = stored?.actions?.find((a) => a.id === actionId)
-        if (stored === undefined || action === undefined) return undefined
-        const now = yield* Clock.currentTimeMillis
-        const next = yield* change(action, now)
-        if (next === undefined) return undefined
-        const saved: Decision = {
-          ...stored,
-          actions: stored.actions!.map((a) => (a.id === actionId ? next : a)),
-          updatedAt: isoAt(Math.max(now, epochMs(stored.updatedAt))),
-          version: stored.version + 1
-        }
-        if (yield* store.save(saved, stored.version)) {
-          yield* signals.signal(decisionId)
-          return { decision: saved, action: next }
-        }
-      }
-      return undefined
-    })
+    ) => updateAction(store, signals, { organizationId, decisionId, actionId }, (action, _, now) => change(action, now))
 
     const withoutLease = ({ leaseUntil: _lease, ...action }: DecisionAction): DecisionAction => action
 
@@ -98,7 +72,7 @@ const make = (config: RecordActionsConfig) =>
 
     /** Claims, performs and records one action; answers whether it ran. */
     const runOne = Effect.fnUntraced(function* (organizationId: string, decisionId: string, actionId: string) {
-      const claimed = yield* updateAction(organizationId, decisionId, actionId, (action, now) => {
+      const claimed = yield* update(organizationId, decisionId, actionId, (action, now) => {
         const due = actionDueAt(action)
         return Effect.succeed(
           due === undefined || due > now ? undefined : { ...action, leaseUntil: isoAt(now + leaseMs) }
@@ -121,7 +95,7 @@ const make = (config: RecordActionsConfig) =>
           ? { _tag: "Succeeded" }
           : { _tag: "Failed", error: outcome.failure.message, retryable: outcome.failure.retryable }
       }
-      yield* updateAction(organizationId, decisionId, actionId, stepped(event))
+      yield* update(organizationId, decisionId, actionId, stepped(event))
       return true
     })
 
@@ -157,7 +131,7 @@ const make = (config: RecordActionsConfig) =>
       for (const decision of yield* store.actionsWaiting(user.organizationId)) {
         for (const action of decision.actions ?? []) {
           if (action.status === "waiting_for_setup") {
-            yield* updateAction(user.organizationId, decision.id, action.id, stepped({ _tag: "CredentialsSet" }))
+            yield* update(user.organizationId, decision.id, action.id, stepped({ _tag: "CredentialsSet" }))
           }
         }
       }

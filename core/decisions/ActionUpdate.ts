@@ -1,0 +1,42 @@
+import { Clock, Effect } from "effect"
+import { epochMs, isoAt } from "../kernel/Timestamp.ts"
+import type { Decision } from "./Decision.ts"
+import type { DecisionAction } from "./DecisionAction.ts"
+import type { DecisionSignals } from "./DecisionSignals.ts"
+import type { DecisionStore } from "./DecisionStore.ts"
+
+// How often a write is retried when another write changed the decision between our read and our write.
+const maxAttempts = 8
+
+/**
+ * Changes one record action of a decision with optimistic concurrency, retrying when another write got
+ * there first, and wakes the decision's readers. `change` sees the action, its decision as stored and the
+ * time; it answers the action's next state, or undefined to leave it alone. Answers the saved decision and
+ * action, or undefined when the decision or action is missing (or `change` declined).
+ */
+export const updateAction = Effect.fnUntraced(function* <E, R>(
+  store: DecisionStore["Service"],
+  signals: DecisionSignals["Service"],
+  target: { readonly organizationId: string; readonly decisionId: string; readonly actionId: string },
+  change: (action: DecisionAction, decision: Decision, nowMs: number) => Effect.Effect<DecisionAction | undefined, E, R>
+) {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const stored = yield* store.get(target.organizationId, target.decisionId)
+    const action = stored?.actions?.find((a) => a.id === target.actionId)
+    if (stored === undefined || action === undefined) return undefined
+    const now = yield* Clock.currentTimeMillis
+    const next = yield* change(action, stored, now)
+    if (next === undefined) return undefined
+    const saved: Decision = {
+      ...stored,
+      actions: stored.actions!.map((a) => (a.id === target.actionId ? next : a)),
+      updatedAt: isoAt(Math.max(now, epochMs(stored.updatedAt))),
+      version: stored.version + 1
+    }
+    if (yield* store.save(saved, stored.version)) {
+      yield* signals.signal(target.decisionId)
+      return { decision: saved, action: next }
+    }
+  }
+  return yield* Effect.die(new Error("decision kept changing under concurrent writes"))
+})
