@@ -46,6 +46,8 @@ export const domainErrorResponse = (
         return Effect.succeed(errorResponse("FORBIDDEN", { message }))
       case "NotFound":
         return Effect.succeed(errorResponse("NOT_FOUND", { message }))
+      case "Conflict":
+        return Effect.succeed(errorResponse("CONFLICT", { message }))
       case "PayloadTooLarge":
         return Effect.succeed(
           errorResponse(dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE", {

@@ -10,6 +10,8 @@ export const ErrorTaxonomy = {
   FORBIDDEN: { status: 403, message: "You are not allowed to do this." },
   EMBED_NOT_CONSENTED: { status: 403, message: "The organization has not consented to embedding this app." },
   NOT_FOUND: { status: 404, message: "Not found." },
+  // The hub's own code (document 1 allows service-specific codes): the row already exists.
+  CONFLICT: { status: 409, message: "That already exists." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   RATE_LIMITED: { status: 429, message: "Too many requests. Retry later." },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on our side." },

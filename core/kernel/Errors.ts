@@ -21,6 +21,11 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   message: Schema.optionalKey(Schema.String)
 }) {}
 
+/** The row already exists (a taken service id or email, an existing membership). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String
+}) {}
+
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   limitBytes: Schema.Number
 }) {}
