@@ -1,62 +1,71 @@
 import { Effect, Redacted } from "effect"
-import { parseArgs } from "node:util"
 import { mint } from "../../core/auth/IdentityToken.ts"
-import { presentSecrets, ServerConfig, type SecretName } from "./Config.ts"
+import {
+  callHub,
+  outcomeOf,
+  parseCommand,
+  tokenFromHub,
+  usage,
+  type Outcome,
+  type TokenRequest
+} from "./CliCommands.ts"
+import { presentSecrets, ServerConfig, type SecretName, type Secrets } from "./Config.ts"
 import { resolveSecrets } from "./DevSecrets.ts"
 
-const usage = `Usage: npm run cli -- <command> [options]
-
-Commands:
-  token --service decisions --email <email> [--company <orgId>] [--role OWNER|ADMIN|MEMBER|VIEWER]
-        Mints an identity token (AUTH-4) for a service, signed with its embed key, valid 300 s.
-        Uses the same configuration as the server (environment, or DATA_DIR/dev-secrets.json in development).
-`
-
+/** First-party services whose embed key the server's configuration holds: tokens for them can be minted here. */
 const embedKeys: Record<string, SecretName> = { decisions: "DECISIONS_EMBED_KEY" }
 
-const fail = (message: string) =>
-  Effect.sync(() => {
-    process.stderr.write(`${message}\n\n${usage}`)
-    process.exitCode = 2
+const usageError = (message: string): Outcome => ({ stderr: `${message}\n\n${usage}`, exitCode: 2 })
+
+const mintLocally = (request: TokenRequest, secrets: Secrets, issuer: string) =>
+  Effect.gen(function* () {
+    const secretName = Object.hasOwn(embedKeys, request.service) ? embedKeys[request.service] : undefined
+    if (secretName === undefined) {
+      return usageError(
+        `The hub does not know ${request.service}; locally, --service must be one of: ${Object.keys(embedKeys).join(", ")}.`
+      )
+    }
+    const key = secrets[secretName]
+    if (key === undefined) return { stderr: `${secretName} is not set.\n`, exitCode: 1 }
+    const token = yield* mint({
+      key: Redacted.value(key),
+      issuer,
+      audience: request.service,
+      subject: request.email,
+      companyId: request.company,
+      orgRole: request.role,
+      nowSeconds: Math.floor(Date.now() / 1000)
+    })
+    return { stdout: `${token}\n`, exitCode: 0 }
   })
 
 const program = Effect.gen(function* () {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      service: { type: "string" },
-      email: { type: "string" },
-      company: { type: "string" },
-      role: { type: "string" }
-    }
-  })
-  if (positionals[0] !== "token")
-    return yield* fail(positionals[0] === undefined ? "Name a command." : `Unknown command ${positionals[0]}.`)
-  const service = values.service ?? ""
-  const secretName = Object.hasOwn(embedKeys, service) ? embedKeys[service] : undefined
-  if (secretName === undefined) return yield* fail(`--service must be one of: ${Object.keys(embedKeys).join(", ")}.`)
-  if (values.email === undefined) return yield* fail("--email is required.")
+  const { hub: hubOption, command } = parseCommand(process.argv.slice(2))
+  if (command._tag === "UsageError") return usageError(command.message)
   const config = yield* ServerConfig
   const { secrets } = yield* resolveSecrets({
     production: config.environment === "production",
     dataDir: config.dataDir,
     fromEnvironment: presentSecrets(config)
   })
-  const key = secrets[secretName]
-  if (key === undefined) return yield* fail(`${secretName} is not set.`)
-  const token = yield* mint({
-    key: Redacted.value(key),
-    issuer: config.platformIssuer,
-    audience: service,
-    subject: values.email,
-    companyId: values.company,
-    orgRole: values.role,
-    nowSeconds: Math.floor(Date.now() / 1000)
-  })
-  yield* Effect.sync(() => process.stdout.write(`${token}\n`))
+  const hub = hubOption ?? `http://127.0.0.1:${config.hubPort}`
+  const adminKey = secrets.HUB_ADMIN_KEY === undefined ? "" : Redacted.value(secrets.HUB_ADMIN_KEY)
+  if (command._tag === "Token") {
+    const viaHub = command.local || adminKey === "" ? undefined : yield* tokenFromHub(hub, adminKey, command)
+    return viaHub ?? (yield* mintLocally(command, secrets, config.platformIssuer))
+  }
+  if (adminKey === "") return { stderr: "HUB_ADMIN_KEY is not set.\n", exitCode: 1 }
+  return outcomeOf(hub, yield* callHub(hub, adminKey, command), command.print)
 })
 
-Effect.runPromise(program).catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-})
+Effect.runPromise(program).then(
+  (outcome) => {
+    if (outcome.stdout !== undefined) process.stdout.write(outcome.stdout)
+    if (outcome.stderr !== undefined) process.stderr.write(outcome.stderr)
+    process.exitCode = outcome.exitCode
+  },
+  (error) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  }
+)

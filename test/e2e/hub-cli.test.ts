@@ -1,0 +1,103 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { verify } from "../../core/auth/IdentityToken.ts"
+import { adminKey, issuer, serveAdmin } from "../support/HubAdmin.ts"
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI as `npm run cli` does, with the operator key in the environment and its own data directory. */
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() => mkdtemp(join(tmpdir(), "hub-cli-"))),
+    (dataDir) =>
+      Effect.promise(
+        () =>
+          new Promise<Run>((resolve) => {
+            const child = spawn(process.execPath, ["--import", "tsx", "apps/server/cli.ts", ...args], {
+              cwd: process.cwd(),
+              env: {
+                PATH: process.env["PATH"],
+                HOME: process.env["HOME"],
+                DATA_DIR: dataDir,
+                HUB_ADMIN_KEY: adminKey,
+                ...env
+              },
+              stdio: ["ignore", "pipe", "pipe"]
+            })
+            let stdout = ""
+            let stderr = ""
+            child.stdout.on("data", (chunk) => (stdout += chunk))
+            child.stderr.on("data", (chunk) => (stderr += chunk))
+            child.once("exit", (code) => resolve({ code, stdout, stderr }))
+          })
+      ),
+    (dataDir) => Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
+  )
+
+describe("CLI against a served operator API", () => {
+  it.live("creates an organization, refuses a duplicate user with the hub's message, and mints a token", () =>
+    Effect.gen(function* () {
+      const { baseUrl, registry } = yield* serveAdmin()
+      const hub = ["--hub", baseUrl]
+      const org = yield* cli(["org", "create", "--name", "Acme", "--tier", "monthly", ...hub])
+      assert.strictEqual(org.code, 0, org.stderr)
+      const created = JSON.parse(org.stdout)
+      assert.deepInclude(created.org, { name: "Acme", tier: "monthly", status: "active" })
+
+      assert.strictEqual(
+        (yield* cli(["user", "create", "--email", "ada@example.com", "--name", "Ada", ...hub])).code,
+        0
+      )
+      const again = yield* cli(["user", "create", "--email", "ADA@example.com", "--name", "Ada", ...hub])
+      assert.strictEqual(again.code, 1)
+      assert.strictEqual(again.stdout, "")
+      assert.strictEqual(again.stderr, "A user with this email already exists.\n")
+
+      yield* cli([
+        "service",
+        "register",
+        "--id",
+        "invoices",
+        "--name",
+        "Invoices",
+        "--url",
+        "https://invoices.example.com",
+        ...hub
+      ])
+      yield* cli(["member", "add", "--org", created.org.id, "--email", "ada@example.com", "--role", "VIEWER", ...hub])
+      const token = yield* cli([
+        "token",
+        "--service",
+        "invoices",
+        "--email",
+        "ada@example.com",
+        "--company",
+        created.org.id,
+        ...hub
+      ])
+      assert.strictEqual(token.code, 0, token.stderr)
+      assert.match(token.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/)
+      const key = (yield* registry.credentials("invoices"))!.credentials.embedKey
+      const identity = yield* verify({
+        token: token.stdout.trim(),
+        key,
+        issuer,
+        audience: "invoices",
+        nowSeconds: Math.floor(Date.now() / 1000)
+      })
+      assert.deepInclude(identity, { email: "ada@example.com", companyId: created.org.id, orgRole: "VIEWER" })
+
+      const wrongKey = yield* cli(["service", "list", ...hub], { HUB_ADMIN_KEY: "not-the-key" })
+      assert.strictEqual(wrongKey.code, 1)
+      assert.match(wrongKey.stderr, /\S/)
+    })
+  )
+})
