@@ -18,7 +18,7 @@ class BlockedAddress extends Error {}
  * re-checks where the host points at every attempt). The connection uses the address checked here, so a
  * DNS answer that changes between check and connect cannot slip through.
  */
-const guardedLookup =
+export const guardedLookup =
   (allowed: (ip: string) => boolean): LookupFunction =>
   (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, addresses) => {
