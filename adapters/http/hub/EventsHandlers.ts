@@ -1,0 +1,158 @@
+import { Effect, Layer } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { ChannelRecordings } from "../../../core/hub/Channels.ts"
+import type { EventCatalogEntry } from "../../../core/hub/CatalogStore.ts"
+import { Directory } from "../../../core/hub/Directory.ts"
+import { EmailQueue } from "../../../core/hub/EmailQueue.ts"
+import { EventCatalog } from "../../../core/hub/EventCatalog.ts"
+import { EventIngest } from "../../../core/hub/EventIngest.ts"
+import { EventHeaderNames } from "../../../core/hub/Events.ts"
+import type { Notification } from "../../../core/hub/NotificationStore.ts"
+import { NotificationStore } from "../../../core/hub/NotificationStore.ts"
+import { NotFound } from "../../../core/kernel/Errors.ts"
+import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { EventsApi } from "./EventsApi.ts"
+
+/** The ingest's own refusals, then the platform's domain errors, as the envelope. */
+const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, (error: unknown) => {
+    const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
+    if (tag === "InvalidJson") return Effect.succeed(errorResponse("INVALID_JSON"))
+    if (tag === "UnknownEventType") {
+      return Effect.succeed(
+        errorResponse("UNKNOWN_EVENT_TYPE", {
+          details: [{ in: "body", field: "type", message: "is not in the event catalog" }]
+        })
+      )
+    }
+    return domainErrorResponse(error, "hub")
+  })
+
+const publicEntry = (entry: EventCatalogEntry) => ({
+  type: entry.type,
+  producer: entry.producer,
+  isNotification: entry.isNotification,
+  dataSchema: entry.dataSchema
+})
+
+const feedEntry = (n: Notification) => ({
+  id: n.id,
+  service: n.service,
+  eventId: n.eventId,
+  type: n.type,
+  title: n.title,
+  body: n.body,
+  url: n.url,
+  category: n.category,
+  createdAt: n.createdAt
+})
+
+const header = (request: HttpServerRequest.HttpServerRequest, name: string): string | undefined => {
+  const value = request.headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** `POST /api/webhooks/events`: the raw body and the four headers go to the use case as they arrived. */
+export const EventIngestHandlers = HttpApiBuilder.group(EventsApi, "eventIngest", (handlers) =>
+  Effect.gen(function* () {
+    const ingest = yield* EventIngest
+    return handlers.handle("deliver", ({ payload }) =>
+      answer(
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const outcome = yield* ingest.ingest({
+            headers: {
+              signature: header(request, EventHeaderNames.signature),
+              timestamp: header(request, EventHeaderNames.timestamp),
+              eventId: header(request, EventHeaderNames.eventId),
+              delivery: header(request, EventHeaderNames.delivery)
+            },
+            body: payload
+          })
+          return HttpServerResponse.jsonUnsafe(
+            { data: { id: outcome.id, status: outcome.status } },
+            { status: outcome.status === "accepted" ? 202 : 200 }
+          )
+        })
+      )
+    )
+  })
+)
+
+/** `GET /api/v1/event-catalog`: producers are those of the types listed. */
+export const EventCatalogHandlers = HttpApiBuilder.group(EventsApi, "eventCatalog", (handlers) =>
+  Effect.gen(function* () {
+    const catalog = yield* EventCatalog
+    return handlers.handle("catalog", ({ query }) =>
+      Effect.map(catalog.list(query.service), (entries) => ({
+        data: {
+          contractVersion: "v1" as const,
+          producers: [...new Set(entries.map((entry) => entry.producer))].sort(),
+          types: entries.map(publicEntry)
+        }
+      }))
+    )
+  })
+)
+
+const feedLimitDefault = 50
+
+export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin", (handlers) =>
+  Effect.gen(function* () {
+    const catalog = yield* EventCatalog
+    const directory = yield* Directory
+    const notifications = yield* NotificationStore
+    const recordings = yield* ChannelRecordings
+    const emailQueue = yield* EmailQueue
+
+    const userNamed = (email: string) =>
+      Effect.flatMap(directory.findUserByEmail(email), (user) =>
+        user === undefined ? Effect.fail(new NotFound({})) : Effect.succeed(user)
+      )
+
+    return handlers
+      .handle("addCatalogType", ({ payload }) =>
+        answer(
+          Effect.map(catalog.add(payload), (entry) =>
+            HttpServerResponse.jsonUnsafe({ data: publicEntry(entry) }, { status: 201 })
+          )
+        )
+      )
+      .handle("userNotifications", ({ params, query }) =>
+        answer(
+          Effect.gen(function* () {
+            const user = yield* userNamed(params.email)
+            const feed = yield* notifications.feed(user.id, query.limit ?? feedLimitDefault)
+            const channels = yield* recordings.forUser(user.email)
+            const pending = yield* emailQueue.pending(user.id)
+            return {
+              data: {
+                email: user.email,
+                notifications: feed.map(feedEntry),
+                channels: channels.map(({ email: _email, ...record }) => record),
+                pendingEmail: pending.map((item) => item.id)
+              }
+            }
+          })
+        )
+      )
+      .handle("userPreferences", ({ params, payload }) =>
+        answer(
+          Effect.gen(function* () {
+            const user = yield* userNamed(params.email)
+            const current = yield* directory.preferences(user.id)
+            const next = {
+              channels: payload.channels === undefined ? current.channels : [...new Set(payload.channels)],
+              serviceVisible: payload.serviceVisible ?? current.serviceVisible
+            }
+            yield* directory.savePreferences(user.id, next)
+            return { data: { email: user.email, preferences: next } }
+          })
+        )
+      )
+  })
+)
+
+/** The three groups' handlers, for `serviceRoutes` (the operator group needs HubAdminAuth provided). */
+export const EventsHandlers = Layer.mergeAll(EventIngestHandlers, EventCatalogHandlers, EventsAdminHandlers)

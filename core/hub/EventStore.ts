@@ -1,0 +1,50 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * Accepted events (document 1, "POST /api/webhooks/events"): acceptance is a committed row, keyed by the
+ * pair (producer service, event id). A row starts `accepted` and is processed after the acknowledgement;
+ * `failed` is an event whose processing kept failing past the processor's attempt limit (kept, logged).
+ */
+export const EventStatuses = ["accepted", "processed", "failed"] as const
+export type EventStatus = (typeof EventStatuses)[number]
+
+export interface EventSubject {
+  readonly email: string
+  readonly companyId?: string | undefined
+}
+
+export interface StoredEvent {
+  readonly service: string
+  readonly id: string
+  readonly type: string
+  readonly occurredAt: string
+  readonly subject: EventSubject
+  readonly data: unknown
+  /** `X-Platform-Delivery` of the attempt that was accepted. */
+  readonly deliveryId: string
+  readonly receivedAt: string
+  readonly status: EventStatus
+  /** Claims so far: a processor that dies mid-event leaves it to be claimed again after its lease. */
+  readonly attempts: number
+  readonly processedAt: string | null
+}
+
+export type NewEvent = Omit<StoredEvent, "status" | "attempts" | "processedAt">
+
+/** The event store port. Infrastructure failures are defects. */
+export class EventStore extends Context.Service<
+  EventStore,
+  {
+    /** Stores the event unless (service, id) is stored: `new` only once the row is committed. Atomic. */
+    readonly insert: (event: NewEvent) => Effect.Effect<"new" | "duplicate">
+    /**
+     * Claims up to `limit` accepted events whose lease has passed (oldest first), holding each until
+     * `leaseUntilIso` and counting the attempt, so processors on several servers never take the same one.
+     */
+    readonly claim: (nowIso: string, leaseUntilIso: string, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+    readonly finish: (service: string, id: string, status: "processed" | "failed", atIso: string) => Effect.Effect<void>
+    readonly find: (service: string, id: string) => Effect.Effect<StoredEvent | undefined>
+    /** The service's events, newest received first. */
+    readonly list: (service: string, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+  }
+>()("core/hub/EventStore") {}

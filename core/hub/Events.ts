@@ -1,0 +1,117 @@
+import { Predicate, Schema, SchemaIssue } from "effect"
+import { Email } from "../kernel/Email.ts"
+import { ValidationError } from "../kernel/Errors.ts"
+import { isUlid } from "../kernel/Ids.ts"
+import { isIsoDateTime } from "../kernel/Timestamp.ts"
+import type { Installation } from "./Directory.ts"
+import { eventTypeMax, eventTypePattern } from "./EventCatalog.ts"
+
+/**
+ * Event delivery (document 1, "POST /api/webhooks/events", "InboundEvent", "Events"): the body's schema
+ * and the ingest rules that need no I/O. The use case that runs them in order is EventIngest.
+ */
+
+const bounded = (max: number) => Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max))
+
+/** Document 1, "InboundEvent". Unknown fields are ignored (changes within v1 are additive). */
+export const InboundEvent = Schema.Struct({
+  id: Schema.String.check(Schema.makeFilter((s: string) => isUlid(s) || "must be a ULID")),
+  type: bounded(eventTypeMax).check(Schema.isPattern(eventTypePattern)),
+  service: bounded(64),
+  occurredAt: Schema.String.check(
+    Schema.makeFilter((s: string) => isIsoDateTime(s) || "must be an RFC 3339 date-time")
+  ),
+  subject: Schema.Struct({
+    email: Email,
+    companyId: Schema.optionalKey(bounded(64))
+  }),
+  data: Schema.Unknown,
+  contractVersion: Schema.Literal("v1")
+}).annotate({ identifier: "InboundEvent" })
+export type InboundEvent = typeof InboundEvent.Type
+
+/** The four required headers, lower case as Node presents them. */
+export const EventHeaderNames = {
+  signature: "x-platform-signature",
+  timestamp: "x-platform-timestamp",
+  eventId: "x-platform-event-id",
+  delivery: "x-platform-delivery"
+} as const
+
+export interface EventHeaders {
+  readonly signature: string | undefined
+  readonly timestamp: string | undefined
+  readonly eventId: string | undefined
+  readonly delivery: string | undefined
+}
+
+/** A header is one value of bounded length; a header sent twice (Node joins them) is refused. */
+const headerMax = 128
+
+/**
+ * `X-Platform-Event-Id` and `X-Platform-Delivery` must be present: a 400 naming the header. (A missing
+ * signature or timestamp is a missing credential, answered by the signature check's 401.)
+ */
+export const checkDeliveryHeaders = (headers: EventHeaders): ValidationError | undefined => {
+  const bad = (
+    [
+      ["X-Platform-Event-Id", headers.eventId],
+      ["X-Platform-Delivery", headers.delivery]
+    ] as const
+  ).filter(([, value]) => value === undefined || value.length === 0 || value.length > headerMax || value.includes(","))
+  if (bad.length === 0) return undefined
+  return new ValidationError({
+    message: "The event delivery headers are missing or invalid.",
+    details: bad.map(([name]) => ({ in: "header", field: name, message: `is required (1 to ${headerMax} characters)` }))
+  })
+}
+
+/**
+ * The producer the body names, read before anything is trusted: only to choose the key that verifies the
+ * signature. Undefined when the body names none (then nothing can verify it: 401).
+ */
+export const claimedProducer = (body: unknown): string | undefined => {
+  if (!Predicate.isObject(body) || Array.isArray(body) || !Object.hasOwn(body, "service")) return undefined
+  const service = (body as Record<string, unknown>)["service"]
+  return typeof service === "string" && service.length > 0 && service.length <= 64 ? service : undefined
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** Schema failures of the body as `details: [{in, field, message}]`, like every other 400 of the hub. */
+export const bodyIssues = (issue: SchemaIssue.Issue) =>
+  formatIssues(issue).issues.map((i) => ({
+    in: "body" as const,
+    field: (i.path ?? []).map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("."),
+    message: i.message
+  }))
+
+/**
+ * The signature covers the body but not the headers, so a captured request could be replayed with a new
+ * `X-Platform-Event-Id`; the two must agree. Refused as 400 VALIDATION_ERROR after the signature check: the
+ * request is authentic but inconsistent, a permanent producer bug rather than a credential problem (a 401
+ * would send the producer's operators rotating a key that is fine). Dedupe is on the body's id either way.
+ */
+export const checkEventIdHeader = (headerId: string, event: InboundEvent): ValidationError | undefined =>
+  headerId === event.id
+    ? undefined
+    : new ValidationError({
+        message: "X-Platform-Event-Id must equal the event's id.",
+        details: [{ in: "header", field: "X-Platform-Event-Id", message: "must equal the body's id" }]
+      })
+
+/** `<slug>.usage.recorded`: a registered app's usage, which must name an organization that installed it. */
+export const isUsageType = (type: string): boolean => /^[a-z0-9]+\.usage\.recorded$/.test(type)
+
+/**
+ * Document 1: a usage event naming no organization is 400; one naming an organization with no active
+ * install of that app (never installed, or uninstalled) is 403 FORBIDDEN. Both permanent.
+ */
+export const usageRefusal = (
+  event: InboundEvent,
+  installation: Installation | undefined
+): "no_organization" | "not_installed" | undefined => {
+  if (event.subject.companyId === undefined) return "no_organization"
+  if (installation === undefined || !installation.active) return "not_installed"
+  return undefined
+}

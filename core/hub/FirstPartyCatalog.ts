@@ -1,0 +1,60 @@
+import { EventCatalog, type CatalogAddition } from "./EventCatalog.ts"
+
+/**
+ * The notification `data` every first-party producer may send: a title, an optional body, a
+ * workspace-relative `url` (a path, never another origin) and a category. Further fields are allowed:
+ * changes within v1 are additive (document 1, "Versioning" 2).
+ */
+export const notificationDataSchema = {
+  type: "object",
+  required: ["title"],
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 200 },
+    body: { type: "string", maxLength: 2000 },
+    url: { type: "string", minLength: 1, maxLength: 2048, pattern: "^/(?![/\\\\])" },
+    category: { type: "string", minLength: 1, maxLength: 64 }
+  }
+} as const
+
+/**
+ * The task inbox's notification (core/tasks/Tasks.ts `delegate`): who delegated which task, and the task's
+ * absolute link in the inbox.
+ */
+export const taskNotificationDataSchema = {
+  type: "object",
+  required: ["title"],
+  properties: {
+    ...notificationDataSchema.properties,
+    kind: { type: "string", minLength: 1, maxLength: 64 },
+    taskId: { type: "string", minLength: 1, maxLength: 64 },
+    from: {
+      type: "object",
+      properties: { email: { type: "string", maxLength: 254 }, name: { type: ["string", "null"], maxLength: 200 } }
+    },
+    reason: { type: "string", maxLength: 2000 },
+    link: { type: "string", maxLength: 2048, format: "uri" }
+  }
+} as const
+
+/** The first-party types (document 1, "Events" 3), producer = the service id. */
+export const firstPartyCatalog: ReadonlyArray<CatalogAddition> = [
+  {
+    type: "decisions.notification.created",
+    producer: "decisions",
+    isNotification: true,
+    dataSchema: notificationDataSchema
+  },
+  {
+    type: "tasks.notification.created",
+    producer: "tasks",
+    isNotification: true,
+    dataSchema: taskNotificationDataSchema
+  }
+]
+
+/**
+ * Seeds the first-party types at start, after the first-party services are registered (a type whose producer
+ * is not registered is skipped with a warning). Idempotent: a type already stored, possibly changed by an
+ * operator, is kept.
+ */
+export const seedFirstPartyCatalog = EventCatalog.use((catalog) => catalog.seed(firstPartyCatalog))

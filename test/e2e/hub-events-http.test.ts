@@ -1,0 +1,403 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { monotonicFactory } from "ulid"
+import { HubAdminAuthLayer } from "../../adapters/http/hub/AdminAuth.ts"
+import { EventsApi } from "../../adapters/http/hub/EventsApi.ts"
+import { EventsHandlers } from "../../adapters/http/hub/EventsHandlers.ts"
+import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
+import { HubWorkers, type HubEventsConfig } from "../../apps/server/HubEventsRuntime.ts"
+import { sign } from "../../core/auth/Signature.ts"
+import { Directory } from "../../core/hub/Directory.ts"
+import { EventStore } from "../../core/hub/EventStore.ts"
+import { EmailBatcher, EventProcessor } from "../../core/hub/EventProcessor.ts"
+import { firstPartyCatalog, seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
+import { Registry } from "../../core/hub/Registry.ts"
+import { request, serveForTest } from "../support/Http.ts"
+import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+
+const adminKey = "hub-admin-key-for-event-tests-0123456789"
+const ulid = monotonicFactory()
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/** Serves the event groups on the memory stack; answers the base URL and the stack's services. */
+const serve = (config: Partial<HubEventsConfig> = {}, withWorkers = false) =>
+  Effect.gen(function* () {
+    const services = yield* Layer.build(hubEventsStack(config))
+    const provided = Layer.succeedContext(services)
+    const routes = serviceRoutes({
+      api: EventsApi,
+      handlers: EventsHandlers.pipe(Layer.provide(HubAdminAuthLayer({ adminKey: Redacted.make(adminKey) }))),
+      errors: { dialect: "hub", maxBodyBytes: 64 * 1024 }
+    }).pipe(Layer.provide(provided))
+    const { baseUrl } = yield* serveForTest(routes)
+    if (withWorkers) yield* Layer.build(HubWorkers(3_600_000, 3_600_000).pipe(Layer.provide(provided)))
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      Effect.provideContext(effect, services as never) as Effect.Effect<A, E>
+    return { baseUrl, run }
+  })
+
+const deliverHttp = (
+  baseUrl: string,
+  options: { readonly secret: string; readonly body: string; readonly eventId: string; readonly timestamp?: number }
+) => {
+  const timestamp = options.timestamp ?? nowSeconds()
+  return request(`${baseUrl}/api/webhooks/events`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-platform-signature": sign({ secret: options.secret, timestamp, payload: options.body }),
+      "x-platform-timestamp": String(timestamp),
+      "x-platform-event-id": options.eventId,
+      "x-platform-delivery": `dlv_${ulid()}`
+    },
+    body: options.body
+  })
+}
+
+const notification = (service: string, email: string, title: string) => {
+  const id = ulid()
+  return {
+    id,
+    body: JSON.stringify({
+      id,
+      type: `${service}.notification.created`,
+      service,
+      occurredAt: new Date().toISOString(),
+      subject: { email },
+      data: { title, url: "/inbox" },
+      contractVersion: "v1"
+    })
+  }
+}
+
+const admin = (baseUrl: string, method: string, path: string, body?: unknown) =>
+  request(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+
+const addAcmeType = (baseUrl: string) =>
+  admin(baseUrl, "POST", "/api/v1/admin/event-catalog", {
+    type: "acme.notification.created",
+    producer: "acme",
+    isNotification: true,
+    dataSchema: firstPartyCatalog[0]!.dataSchema
+  })
+
+describe("POST /api/webhooks/events over HTTP", () => {
+  it.live("a 65 KB body of invalid JSON is 413 before it is parsed; small invalid JSON is 400 INVALID_JSON", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl } = yield* serve()
+        const big = yield* request(`${baseUrl}/api/webhooks/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{".repeat(65 * 1024)
+        })
+        assert.strictEqual(big.status, 413)
+        assert.strictEqual(big.json.error.code, "PAYLOAD_TOO_LARGE")
+        const bad = yield* deliverHttp(baseUrl, { secret: "x", body: "{nope", eventId: ulid() })
+        assert.strictEqual(bad.status, 400)
+        assert.strictEqual(bad.json.error.code, "INVALID_JSON")
+        const unsigned = notification("acme", "ada@example.com", "Hi")
+        const refused = yield* request(`${baseUrl}/api/webhooks/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: unsigned.body
+        })
+        assert.strictEqual(refused.status, 400)
+        assert.deepStrictEqual(
+          refused.json.error.details.map((d: { field: string }) => d.field),
+          ["X-Platform-Event-Id", "X-Platform-Delivery"]
+        )
+      })
+    )
+  )
+
+  it.live(
+    "answers 401, UNKNOWN_EVENT_TYPE, VALIDATION_ERROR with details, 403 for a foreign type, then 202 and 200",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { baseUrl, run } = yield* serve()
+          const acmeKey = yield* run(registerProducer("acme"))
+          yield* run(registerProducer("other"))
+          const unknown = notification("acme", "ada@example.com", "Hi")
+          const forged = yield* deliverHttp(baseUrl, { secret: "not-the-key", body: unknown.body, eventId: unknown.id })
+          assert.strictEqual(forged.status, 401)
+          assert.deepStrictEqual(forged.json, {
+            error: { code: "UNAUTHORIZED", message: "Missing or invalid credentials." }
+          })
+          const unknownType = yield* deliverHttp(baseUrl, { secret: acmeKey, body: unknown.body, eventId: unknown.id })
+          assert.strictEqual(unknownType.status, 400)
+          assert.strictEqual(unknownType.json.error.code, "UNKNOWN_EVENT_TYPE")
+
+          assert.strictEqual((yield* addAcmeType(baseUrl)).status, 201)
+          const invalid = notification("acme", "ada@example.com", "")
+          const answer = yield* deliverHttp(baseUrl, { secret: acmeKey, body: invalid.body, eventId: invalid.id })
+          assert.strictEqual(answer.status, 400)
+          assert.strictEqual(answer.json.error.code, "VALIDATION_ERROR")
+          assert.deepStrictEqual(answer.json.error.details[0].field, "data.title")
+
+          const owned = yield* admin(baseUrl, "POST", "/api/v1/admin/event-catalog", {
+            type: "other.notification.created",
+            producer: "other",
+            isNotification: true,
+            dataSchema: { type: "object" }
+          })
+          assert.strictEqual(owned.status, 201)
+          const foreign = notification("other", "ada@example.com", "Hi")
+          const foreignBody = foreign.body.replace('"service":"other"', '"service":"acme"')
+          const notOwned = yield* deliverHttp(baseUrl, { secret: acmeKey, body: foreignBody, eventId: foreign.id })
+          assert.strictEqual(notOwned.status, 403)
+          assert.strictEqual(notOwned.json.error.code, "FORBIDDEN")
+
+          const good = notification("acme", "ada@example.com", "Report ready")
+          const accepted = yield* deliverHttp(baseUrl, { secret: acmeKey, body: good.body, eventId: good.id })
+          assert.strictEqual(accepted.status, 202)
+          assert.deepStrictEqual(accepted.json, { data: { id: good.id, status: "accepted" } })
+          const duplicate = yield* deliverHttp(baseUrl, { secret: acmeKey, body: good.body, eventId: good.id })
+          assert.strictEqual(duplicate.status, 200)
+          assert.deepStrictEqual(duplicate.json, { data: { id: good.id, status: "duplicate" } })
+        })
+      )
+  )
+
+  it.live("past the per-service quota answers 429 RATE_LIMITED with Retry-After", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl, run } = yield* serve({ quota: { limit: 1, windowMillis: 60_000 } })
+        const acmeKey = yield* run(registerProducer("acme"))
+        yield* addAcmeType(baseUrl)
+        const first = notification("acme", "ada@example.com", "One")
+        assert.strictEqual(
+          (yield* deliverHttp(baseUrl, { secret: acmeKey, body: first.body, eventId: first.id })).status,
+          202
+        )
+        const second = notification("acme", "ada@example.com", "Two")
+        const limited = yield* deliverHttp(baseUrl, { secret: acmeKey, body: second.body, eventId: second.id })
+        assert.strictEqual(limited.status, 429)
+        assert.strictEqual(limited.json.error.code, "RATE_LIMITED")
+        assert.isAbove(Number(limited.headers.get("retry-after")), 0)
+      })
+    )
+  )
+
+  it.live(
+    "1,000 concurrent deliveries with 20% duplicates: 800 answered 202, 200 answered 200, each stored once",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { baseUrl, run } = yield* serve()
+          const acmeKey = yield* run(registerProducer("acme"))
+          yield* addAcmeType(baseUrl)
+          const events = Array.from({ length: 800 }, (_, i) => notification("acme", "ada@example.com", `n${i}`))
+          const answers = yield* Effect.forEach(
+            [...events, ...events.slice(0, 200)],
+            (event) => deliverHttp(baseUrl, { secret: acmeKey, body: event.body, eventId: event.id }),
+            { concurrency: 100 }
+          )
+          assert.strictEqual(answers.filter((a) => a.status === 202).length, 800)
+          assert.strictEqual(answers.filter((a) => a.status === 200).length, 200)
+          const stored = yield* run(EventStore.use((store) => store.list("acme", 5000)))
+          assert.strictEqual(stored.length, 800)
+        })
+      ),
+    { timeout: 60_000 }
+  )
+})
+
+describe("event catalog over HTTP", () => {
+  it.live("the public catalog lists the seeded first-party types, filtered by service", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl, run } = yield* serve()
+        for (const id of ["decisions", "tasks"]) {
+          yield* run(
+            Registry.use((r) =>
+              r.registerFirstParty({ id, displayName: id, baseUrl: `https://${id}.example`, credentials: {} })
+            )
+          )
+        }
+        yield* run(seedFirstPartyCatalog)
+        yield* run(seedFirstPartyCatalog)
+        const all = yield* request(`${baseUrl}/api/v1/event-catalog`)
+        assert.strictEqual(all.status, 200)
+        assert.strictEqual(all.json.data.contractVersion, "v1")
+        assert.deepStrictEqual(all.json.data.producers, ["decisions", "tasks"])
+        assert.deepStrictEqual(
+          all.json.data.types.map((t: { type: string; isNotification: boolean }) => [t.type, t.isNotification]),
+          [
+            ["decisions.notification.created", true],
+            ["tasks.notification.created", true]
+          ]
+        )
+        const tasks = yield* request(`${baseUrl}/api/v1/event-catalog?service=tasks`)
+        assert.deepStrictEqual(tasks.json.data.producers, ["tasks"])
+        assert.strictEqual(tasks.json.data.types.length, 1)
+        const none = yield* request(`${baseUrl}/api/v1/event-catalog?service=nobody`)
+        assert.deepStrictEqual(none.json.data, { contractVersion: "v1", producers: [], types: [] })
+        const openapi = yield* request(`${baseUrl}/api/v1/openapi`)
+        assert.strictEqual(openapi.status, 200)
+        for (const path of ["/api/webhooks/events", "/api/v1/event-catalog", "/api/v1/admin/event-catalog"]) {
+          assert.property(openapi.json.paths, path)
+        }
+      })
+    )
+  )
+
+  it.live("operators add types; a bad type, an unknown producer or a schema that does not compile is 400", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl, run } = yield* serve()
+        yield* run(registerProducer("acme"))
+        const add = (body: unknown) => admin(baseUrl, "POST", "/api/v1/admin/event-catalog", body)
+        const noKey = yield* request(`${baseUrl}/api/v1/admin/event-catalog`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ type: "acme.x.done", producer: "acme", dataSchema: {} })
+        })
+        assert.strictEqual(noKey.status, 401)
+        for (const [body, field] of [
+          [{ type: "acme.bad-type.done", producer: "acme", dataSchema: {} }, "type"],
+          [{ type: "acme.only", producer: "acme", dataSchema: {} }, "type"],
+          [{ type: "acme.x.done", producer: "ghost", dataSchema: {} }, "producer"],
+          [{ type: "acme.x.done", producer: "acme", dataSchema: { type: "objekt" } }, "dataSchema"],
+          [{ type: "acme.x.done", producer: "acme", dataSchema: { typo: true } }, "dataSchema"]
+        ] as const) {
+          const refused = yield* add(body)
+          assert.strictEqual(refused.status, 400, JSON.stringify(body))
+          assert.strictEqual(refused.json.error.code, "VALIDATION_ERROR")
+          assert.strictEqual(refused.json.error.details[0].field, field)
+        }
+        const added = yield* add({ type: "acme.x.done", producer: "acme", dataSchema: { type: "object" } })
+        assert.strictEqual(added.status, 201)
+        assert.deepStrictEqual(added.json.data, {
+          type: "acme.x.done",
+          producer: "acme",
+          isNotification: false,
+          dataSchema: { type: "object" }
+        })
+      })
+    )
+  )
+})
+
+describe("notifications end to end", () => {
+  it.live(
+    "a registered service's signed notification lands once in the user's feed, on the bell, then in one batched email",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { baseUrl, run } = yield* serve()
+          const acmeKey = yield* run(registerProducer("acme"))
+          assert.strictEqual((yield* addAcmeType(baseUrl)).status, 201)
+          yield* run(
+            Directory.use((d) =>
+              d.createUser({
+                id: "usr_ada",
+                email: "ada@example.com",
+                name: "Ada",
+                verified: true,
+                createdAt: new Date().toISOString()
+              })
+            )
+          )
+          const first = notification("acme", "Ada@Example.com", "Report ready")
+          const second = notification("acme", "ada@example.com", "Second report")
+          const stranger = notification("acme", "nobody@example.com", "Lost")
+          for (const event of [first, first, second, stranger]) {
+            const answer = yield* deliverHttp(baseUrl, { secret: acmeKey, body: event.body, eventId: event.id })
+            assert.include([200, 202], answer.status)
+          }
+          // Processing after the acknowledgement; a second run (a crashed processor's retry) files nothing twice.
+          assert.strictEqual(yield* run(EventProcessor.use((p) => p.runDue())), 3)
+          assert.strictEqual(yield* run(EventProcessor.use((p) => p.runDue())), 0)
+          const stored = yield* run(EventStore.use((s) => s.find("acme", stranger.id)))
+          assert.strictEqual(stored?.status, "processed")
+
+          const before = yield* admin(baseUrl, "GET", "/api/v1/admin/users/ada%40example.com/notifications")
+          assert.strictEqual(before.status, 200)
+          assert.deepStrictEqual(
+            before.json.data.notifications.map((n: { title: string; eventId: string; url: string }) => [
+              n.title,
+              n.eventId,
+              n.url
+            ]),
+            [
+              ["Second report", second.id, "/inbox"],
+              ["Report ready", first.id, "/inbox"]
+            ]
+          )
+          assert.deepStrictEqual(
+            before.json.data.channels.map((c: { channel: string; title: string }) => [c.channel, c.title]),
+            [
+              ["bell", "Report ready"],
+              ["bell", "Second report"]
+            ]
+          )
+          assert.strictEqual(before.json.data.pendingEmail.length, 2)
+
+          // The batch interval passes: one email with both.
+          assert.strictEqual(yield* run(EmailBatcher.use((b) => b.runDue())), 1)
+          assert.strictEqual(yield* run(EmailBatcher.use((b) => b.runDue())), 0)
+          const after = yield* admin(baseUrl, "GET", "/api/v1/admin/users/ada%40example.com/notifications")
+          const emails = after.json.data.channels.filter((c: { channel: string }) => c.channel === "email")
+          assert.strictEqual(emails.length, 1)
+          assert.deepStrictEqual(
+            emails[0].notificationIds,
+            before.json.data.notifications.map((n: { id: string }) => n.id).reverse()
+          )
+          assert.deepStrictEqual(after.json.data.pendingEmail, [])
+
+          const missing = yield* admin(baseUrl, "GET", "/api/v1/admin/users/nobody%40example.com/notifications")
+          assert.strictEqual(missing.status, 404)
+        })
+      )
+  )
+
+  it.live("preferences choose the channels; the workers process right after an accept", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl, run } = yield* serve({}, true)
+        const acmeKey = yield* run(registerProducer("acme"))
+        yield* addAcmeType(baseUrl)
+        yield* run(
+          Directory.use((d) =>
+            d.createUser({
+              id: "usr_bob",
+              email: "bob@example.com",
+              name: "Bob",
+              verified: true,
+              createdAt: new Date().toISOString()
+            })
+          )
+        )
+        const changed = yield* admin(baseUrl, "PUT", "/api/v1/admin/users/bob%40example.com/preferences", {
+          channels: ["chat", "push"]
+        })
+        assert.strictEqual(changed.status, 200)
+        assert.deepStrictEqual(changed.json.data.preferences, { serviceVisible: {}, channels: ["chat", "push"] })
+        const invalid = yield* admin(baseUrl, "PUT", "/api/v1/admin/users/bob%40example.com/preferences", {
+          channels: ["fax"]
+        })
+        assert.strictEqual(invalid.status, 400)
+
+        const event = notification("acme", "bob@example.com", "Ping")
+        assert.strictEqual(
+          (yield* deliverHttp(baseUrl, { secret: acmeKey, body: event.body, eventId: event.id })).status,
+          202
+        )
+        // The poll interval is an hour: only the wake-up after the accept can have processed it.
+        let channels: ReadonlyArray<string> = []
+        for (let i = 0; i < 200 && channels.length < 2; i++) {
+          yield* Effect.sleep(10)
+          const feed = yield* admin(baseUrl, "GET", "/api/v1/admin/users/bob%40example.com/notifications")
+          channels = feed.json.data.channels.map((c: { channel: string }) => c.channel)
+        }
+        assert.deepStrictEqual([...channels].sort(), ["chat", "push"])
+      })
+    )
+  )
+})

@@ -1,0 +1,193 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { monotonicFactory } from "ulid"
+import { EventCatalog } from "../../core/hub/EventCatalog.ts"
+import { EventProcessor, notificationContent } from "../../core/hub/EventProcessor.ts"
+import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
+import { ChannelRecordings } from "../../core/hub/Channels.ts"
+import { Directory } from "../../core/hub/Directory.ts"
+import { notificationDataSchema, seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
+import { NotificationStore } from "../../core/hub/NotificationStore.ts"
+import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+
+const ulid = monotonicFactory()
+
+const event = (fields: Partial<NewEvent> = {}): NewEvent => ({
+  service: "acme",
+  id: ulid(),
+  type: "acme.notification.created",
+  occurredAt: "2026-01-01T00:00:00Z",
+  subject: { email: "ada@example.com" },
+  data: { title: "Report ready" },
+  deliveryId: "dlv_1",
+  receivedAt: new Date(0).toISOString(),
+  ...fields
+})
+
+const setUp = Effect.gen(function* () {
+  yield* registerProducer("acme")
+  yield* EventCatalog.use((c) =>
+    c.add({
+      type: "acme.notification.created",
+      producer: "acme",
+      isNotification: true,
+      dataSchema: notificationDataSchema
+    })
+  )
+  yield* EventCatalog.use((c) =>
+    c.add({ type: "acme.thing.happened", producer: "acme", dataSchema: { type: "object" } })
+  )
+  yield* Directory.use((d) =>
+    d.createUser({
+      id: "usr_ada",
+      email: "ada@example.com",
+      name: "Ada",
+      verified: true,
+      createdAt: "2026-01-01T00:00:00Z"
+    })
+  )
+})
+
+const stack: Layer.Layer<any, unknown> = hubEventsStack({ processor: { leaseMillis: 60_000, maxAttempts: 3 } })
+
+describe("EventProcessor", () => {
+  it.effect("a processor that died mid-event leaves it to be claimed after the lease, and the feed gets it once", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const store = yield* EventStore
+      const processor = yield* EventProcessor
+      const notifications = yield* NotificationStore
+      const e = event()
+      yield* store.insert(e)
+      // A first processor claims the event and files the notification, then dies before finishing.
+      const [claimed] = yield* store.claim(new Date(0).toISOString(), new Date(60_000).toISOString(), 10)
+      assert.strictEqual(claimed?.id, e.id)
+      yield* notifications.file({
+        id: ulid(),
+        userId: "usr_ada",
+        email: "ada@example.com",
+        service: "acme",
+        eventId: e.id,
+        type: e.type,
+        ...notificationContent(e.type, e.data),
+        createdAt: new Date(0).toISOString()
+      })
+      // Within the lease nobody else takes it.
+      assert.strictEqual(yield* processor.runDue(), 0)
+      yield* TestClock.adjust(60_000)
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual((yield* store.find("acme", e.id))?.status, "processed")
+      assert.strictEqual((yield* notifications.feed("usr_ada", 10)).length, 1)
+      // Default channels: the bell now; email waits for the batcher.
+      const recorded = yield* ChannelRecordings.use((r) => r.forUser("ada@example.com"))
+      assert.deepStrictEqual(
+        recorded.map((r) => r.channel),
+        ["bell"]
+      )
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect(
+    "a type that is not a notification, or a subject unknown to the hub, is processed without a feed entry",
+    () =>
+      Effect.gen(function* () {
+        yield* setUp
+        const store = yield* EventStore
+        const plain = event({ type: "acme.thing.happened", data: {} })
+        const stranger = event({ subject: { email: "nobody@example.com" } })
+        yield* store.insert(plain)
+        yield* store.insert(stranger)
+        assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 2)
+        for (const e of [plain, stranger]) assert.strictEqual((yield* store.find("acme", e.id))?.status, "processed")
+        assert.deepStrictEqual(yield* NotificationStore.use((n) => n.feed("usr_ada", 10)), [])
+      }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("an event whose processing keeps failing is retried after each lease, then marked failed", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const store = yield* EventStore
+      const broken = event()
+      yield* store.insert(broken)
+      // The directory is down: every attempt fails until the processor gives up.
+      const directory = yield* Directory
+      const down = Layer.succeed(Directory)({ ...directory, findUserByEmail: () => Effect.die(new Error("down")) })
+      const processor = yield* EventProcessor.use(Effect.succeed).pipe(
+        Effect.provide(EventProcessor.layer({ leaseMillis: 1000, maxAttempts: 3 }).pipe(Layer.provide(down)))
+      )
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        assert.strictEqual(yield* processor.runDue(), 1)
+        yield* TestClock.adjust(1000)
+      }
+      assert.strictEqual((yield* store.find("acme", broken.id))?.status, "failed")
+      assert.strictEqual(yield* processor.runDue(), 0)
+    }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("notificationContent", () => {
+  it("reads title, body, url and category, with the task inbox's link and reason standing in", () => {
+    assert.deepStrictEqual(
+      notificationContent("x.notification.created", { title: "T", body: "B", url: "/a", category: "c" }),
+      {
+        title: "T",
+        body: "B",
+        url: "/a",
+        category: "c"
+      }
+    )
+    assert.deepStrictEqual(
+      notificationContent("tasks.notification.created", { title: "T", reason: "R", link: "https://t.example/tasks/1" }),
+      { title: "T", body: "R", url: "https://t.example/tasks/1", category: null }
+    )
+    assert.deepStrictEqual(notificationContent("x.notification.created", null), {
+      title: "x.notification.created",
+      body: null,
+      url: null,
+      category: null
+    })
+  })
+})
+
+describe("seedFirstPartyCatalog", () => {
+  it.effect("skips a type whose producer is not registered, and keeps what an operator changed", () =>
+    Effect.gen(function* () {
+      yield* registerProducer("tasks")
+      yield* seedFirstPartyCatalog
+      assert.deepStrictEqual(
+        (yield* EventCatalog.use((c) => c.list())).map((e) => e.type),
+        ["tasks.notification.created"]
+      )
+      yield* EventCatalog.use((c) =>
+        c.add({ type: "tasks.notification.created", producer: "tasks", dataSchema: { type: "object" } })
+      )
+      yield* seedFirstPartyCatalog
+      const entry = yield* EventCatalog.use((c) => c.find("tasks.notification.created"))
+      assert.deepStrictEqual(entry?.dataSchema, { type: "object" })
+      assert.strictEqual(entry?.version, 2)
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("the task inbox's delegation notification satisfies the seeded tasks schema", () =>
+    Effect.gen(function* () {
+      yield* registerProducer("tasks")
+      yield* seedFirstPartyCatalog
+      const catalog = yield* EventCatalog
+      const entry = (yield* catalog.find("tasks.notification.created"))!
+      const data = {
+        kind: "task_delegated",
+        taskId: "rec123",
+        title: "Call the supplier",
+        from: { email: "ada@example.com", name: null },
+        reason: "You know them",
+        link: "https://tasks.example/tasks/rec123"
+      }
+      assert.deepStrictEqual(catalog.checkData(entry, data), [])
+      assert.deepStrictEqual(
+        catalog.checkData(entry, { ...data, title: "", link: "not a url" }).map((issue) => issue.field),
+        ["data.title", "data.link"]
+      )
+    }).pipe(Effect.provide(stack))
+  )
+})
