@@ -14,16 +14,59 @@ export interface TaskEvent {
   readonly contractVersion: "v1"
 }
 
+/** Waiting to be sent (or sent again), acknowledged by the hub, or refused for good. */
+export type OutboxStatus = "pending" | "delivered" | "failed"
+
+/** An event in the outbox with how its delivery is going. */
+export interface OutboxEntry {
+  readonly event: TaskEvent
+  readonly status: OutboxStatus
+  /** Attempts recorded so far. */
+  readonly attempts: number
+  /** When the next attempt is due (absent: at once); while a relay holds the event, the end of its lease. */
+  readonly nextAttemptAt?: string
+  readonly lastError?: string
+  readonly lastStatusCode?: number
+  /** When it was delivered or refused for good. */
+  readonly completedAt?: string
+}
+
+/** What one attempt came to, as the outbox records it (core/tasks/EventRelay.ts `relayOutcome`). */
+export type RelayOutcome =
+  | { readonly _tag: "Delivered"; readonly at: string; readonly statusCode: number }
+  | {
+      readonly _tag: "Retry"
+      readonly nextAttemptAt: string
+      readonly error: string
+      readonly statusCode?: number | undefined
+    }
+  | { readonly _tag: "Failed"; readonly at: string; readonly error: string; readonly statusCode?: number | undefined }
+
 /**
  * The task inbox's outbox of events for the hub (document 1, "Events" 5: producers persist events and
- * deliver them with retries until acknowledged). This issue fills it; the relay to the hub comes with the
- * hub's event ingest. Infrastructure failures are defects.
+ * deliver them with retries until acknowledged). `Tasks` enqueues; the relay (core/tasks/EventRelay.ts)
+ * claims due events with a lease, so two servers never send one at the same time and a relay that dies
+ * mid-send leaves it to be claimed again when the lease passes (at-least-once; the hub dedupes on the id).
+ * Infrastructure failures are defects.
  */
 export class TaskEventOutbox extends Context.Service<
   TaskEventOutbox,
   {
+    /** Adds an event, due at once; an id already present is kept as it was. */
     readonly enqueue: (event: TaskEvent) => Effect.Effect<void>
-    /** Events not yet delivered, oldest first. */
+    /** Events neither delivered nor refused for good, oldest first. */
     readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<TaskEvent>>
+    /** Pending events due at `nowIso`, oldest first, each held until `leaseUntilIso`. */
+    readonly claimDue: (
+      nowIso: string,
+      leaseUntilIso: string,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<OutboxEntry>>
+    /**
+     * Counts an attempt and writes its outcome. Only a pending event changes: an outcome arriving after the
+     * event was delivered or refused (a relay whose lease had passed) is ignored.
+     */
+    readonly record: (id: string, outcome: RelayOutcome) => Effect.Effect<void>
+    readonly get: (id: string) => Effect.Effect<OutboxEntry | undefined>
   }
 >()("core/tasks/TaskEventOutbox") {}

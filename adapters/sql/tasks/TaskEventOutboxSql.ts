@@ -1,10 +1,45 @@
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { TaskEventOutbox, type TaskEvent } from "../../../core/tasks/EventOutbox.ts"
+import {
+  TaskEventOutbox,
+  type OutboxEntry,
+  type RelayOutcome,
+  type TaskEvent
+} from "../../../core/tasks/EventOutbox.ts"
 
 const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
 
-/** The TaskEventOutbox port over `tasks.outbox` (0005_outbox.ts); ids are ULIDs, so id order is time order. */
+const EntryRow = Schema.Struct({
+  event: Schema.Record(Schema.String, Schema.Unknown),
+  attempts: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Date),
+  delivered_at: Schema.NullOr(Schema.Date),
+  failed_at: Schema.NullOr(Schema.Date),
+  last_error: Schema.NullOr(Schema.String),
+  last_status_code: Schema.NullOr(Schema.Number)
+})
+
+// Events are written by `enqueue` alone, from a TaskEvent, so the stored JSON is one.
+const toEvent = (json: Readonly<Record<string, unknown>>): TaskEvent => json as unknown as TaskEvent
+
+const toEntry = (row: typeof EntryRow.Type): OutboxEntry => {
+  const completedAt = row.delivered_at ?? row.failed_at
+  return {
+    event: toEvent(row.event),
+    status: row.delivered_at !== null ? "delivered" : row.failed_at !== null ? "failed" : "pending",
+    attempts: row.attempts,
+    ...(row.next_attempt_at === null ? {} : { nextAttemptAt: row.next_attempt_at.toISOString() }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+    ...(row.last_status_code === null ? {} : { lastStatusCode: row.last_status_code }),
+    ...(completedAt === null ? {} : { completedAt: completedAt.toISOString() })
+  }
+}
+
+/**
+ * The TaskEventOutbox port over `tasks.outbox` (0005_outbox.ts, 0006_outbox_delivery.ts); ids are ULIDs, so
+ * id order is time order. A claim is one UPDATE over rows locked with SKIP LOCKED, so relays on several
+ * servers never claim the same event. An outcome only changes a pending row. SQL failures are defects.
+ */
 export const TaskEventOutboxSql: Layer.Layer<TaskEventOutbox, never, SqlClient.SqlClient> = Layer.effect(
   TaskEventOutbox,
   Effect.gen(function* () {
@@ -12,8 +47,49 @@ export const TaskEventOutboxSql: Layer.Layer<TaskEventOutbox, never, SqlClient.S
     const pendingRows = SqlSchema.findAll({
       Request: Schema.Int,
       Result: EventRow,
-      execute: (limit) => sql`SELECT event FROM tasks.outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ${limit}`
+      execute: (limit) => sql`
+        SELECT event FROM tasks.outbox WHERE delivered_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT ${limit}`
     })
+    const claimRows = SqlSchema.findAll({
+      Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
+      Result: EntryRow,
+      execute: ({ nowIso, leaseUntilIso, limit }) => sql`
+        UPDATE tasks.outbox SET next_attempt_at = ${leaseUntilIso}::timestamptz
+        WHERE id IN (
+          SELECT id FROM tasks.outbox
+          WHERE delivered_at IS NULL AND failed_at IS NULL
+            AND (next_attempt_at IS NULL OR next_attempt_at <= ${nowIso}::timestamptz)
+          ORDER BY id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING *`
+    })
+    const getRow = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: EntryRow,
+      execute: (id) => sql`SELECT * FROM tasks.outbox WHERE id = ${id}`
+    })
+
+    const record = (id: string, outcome: RelayOutcome) => {
+      const pending = sql`id = ${id} AND delivered_at IS NULL AND failed_at IS NULL`
+      const code = outcome.statusCode ?? null
+      switch (outcome._tag) {
+        case "Delivered":
+          return sql`UPDATE tasks.outbox SET delivered_at = ${outcome.at}::timestamptz, attempts = attempts + 1,
+            next_attempt_at = NULL, last_error = NULL, last_status_code = ${code}
+            WHERE ${pending}`
+        case "Retry":
+          return sql`UPDATE tasks.outbox SET attempts = attempts + 1,
+            next_attempt_at = ${outcome.nextAttemptAt}::timestamptz, last_error = ${outcome.error},
+            last_status_code = ${code}
+            WHERE ${pending}`
+        case "Failed":
+          return sql`UPDATE tasks.outbox SET failed_at = ${outcome.at}::timestamptz, attempts = attempts + 1,
+            next_attempt_at = NULL, last_error = ${outcome.error}, last_status_code = ${code}
+            WHERE ${pending}`
+      }
+    }
+
     return TaskEventOutbox.of({
       enqueue: Effect.fn("TaskEventOutboxSql.enqueue")(function* (event: TaskEvent) {
         yield* sql`
@@ -21,7 +97,21 @@ export const TaskEventOutboxSql: Layer.Layer<TaskEventOutbox, never, SqlClient.S
           ON CONFLICT (id) DO NOTHING`
       }, Effect.orDie),
       pending: Effect.fn("TaskEventOutboxSql.pending")(function* (limit: number) {
-        return (yield* pendingRows(limit)).map((row) => row.event as unknown as TaskEvent)
+        return (yield* pendingRows(limit)).map((row) => toEvent(row.event))
+      }, Effect.orDie),
+      claimDue: Effect.fn("TaskEventOutboxSql.claimDue")(function* (
+        nowIso: string,
+        leaseUntilIso: string,
+        limit: number
+      ) {
+        const rows = yield* claimRows({ nowIso, leaseUntilIso, limit })
+        return rows.map(toEntry).sort((a, b) => (a.event.id < b.event.id ? -1 : 1))
+      }, Effect.orDie),
+      record: Effect.fn("TaskEventOutboxSql.record")(function* (id: string, outcome: RelayOutcome) {
+        yield* record(id, outcome)
+      }, Effect.orDie),
+      get: Effect.fn("TaskEventOutboxSql.get")(function* (id: string) {
+        return Option.getOrUndefined(Option.map(yield* getRow(id), toEntry))
       }, Effect.orDie)
     })
   })

@@ -4,15 +4,17 @@ import { recordsTable } from "./0002_records.ts"
 import { apiKeysTable } from "./0003_api_keys.ts"
 import { sessionsTable } from "./0004_sessions.ts"
 import { outboxTable } from "./0005_outbox.ts"
+import { outboxDelivery } from "./0006_outbox_delivery.ts"
 
 /**
  * The task inbox service's schema, `tasks`: idempotency keys, the record store's records (when Postgres is
- * the store), API keys, sessions and the event outbox.
+ * the store), API keys, sessions and the event outbox with its delivery state.
  */
 export const tasksMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("tasks", 1),
   recordsTable,
   apiKeysTable,
   sessionsTable,
-  outboxTable
+  outboxTable,
+  outboxDelivery
 ]

@@ -1,0 +1,60 @@
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { sign } from "../../core/auth/Signature.ts"
+import { IdGenerator } from "../../core/kernel/Ids.ts"
+import { HubEventPublisher, HubPublishFailed, type HubAnswer } from "../../core/tasks/HubEventPublisher.ts"
+
+export interface HubEventPublisherHttpConfig {
+  /** The hub's base URL; events go to `<hubUrl>/api/webhooks/events`. */
+  readonly hubUrl: string
+  /** The producer's signing key (AUTH-2), the one the hub holds for this service. */
+  readonly signingKey: Redacted.Redacted<string>
+  /** Per attempt. Default 10 s. */
+  readonly timeoutMs?: number | undefined
+}
+
+/**
+ * The HubEventPublisher port over fetch. Each attempt gets the four headers of document 1: a fresh
+ * `X-Platform-Timestamp` (unix seconds) and `X-Platform-Signature` (AUTH-2 over `<timestamp>.<the exact
+ * bytes sent>`), `X-Platform-Event-Id` (the event's id, which the hub checks against the body's) and a new
+ * ULID as `X-Platform-Delivery`. Redirects are not followed: a signed event goes only where configured.
+ */
+export const HubEventPublisherHttp = (config: HubEventPublisherHttpConfig) =>
+  Layer.effect(
+    HubEventPublisher,
+    Effect.gen(function* () {
+      const ids = yield* IdGenerator
+      const url = `${config.hubUrl.replace(/\/+$/, "")}/api/webhooks/events`
+      const timeoutMs = config.timeoutMs ?? 10_000
+      return HubEventPublisher.of({
+        publish: Effect.fn("HubEventPublisherHttp.publish")(function* (event) {
+          const body = Buffer.from(JSON.stringify(event), "utf8")
+          const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const headers = {
+            "content-type": "application/json",
+            "x-platform-signature": sign({ secret: Redacted.value(config.signingKey), timestamp, payload: body }),
+            "x-platform-timestamp": String(timestamp),
+            "x-platform-event-id": event.id,
+            "x-platform-delivery": yield* ids.next
+          }
+          return yield* Effect.tryPromise({
+            try: async (signal): Promise<HubAnswer> => {
+              const response = await fetch(url, {
+                method: "POST",
+                headers,
+                body,
+                redirect: "manual",
+                signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
+              })
+              // Only the status matters; the body is dropped so the connection is freed.
+              await response.body?.cancel()
+              return { status: response.status, retryAfter: response.headers.get("retry-after") ?? undefined }
+            },
+            catch: (error) =>
+              error instanceof DOMException && error.name === "TimeoutError"
+                ? new HubPublishFailed({ reason: "timeout", message: "The hub did not answer in time." })
+                : new HubPublishFailed({ reason: "network", message: "The hub could not be reached." })
+          })
+        })
+      })
+    })
+  )
