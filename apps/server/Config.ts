@@ -1,5 +1,6 @@
 import { Config, Option, Redacted, Result, Schema } from "effect"
 import { defaultRetrySchedule, parseRetrySchedule } from "../../core/decisions/WebhookDelivery.ts"
+import { parseContextKeys } from "../../core/hub/ContextKeys.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 
 /** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
@@ -9,7 +10,8 @@ export const SecretNames = [
   "DECISIONS_API_KEY",
   "DECISIONS_EMBED_KEY",
   "DECISIONS_SECRETS_KEY",
-  "TASKS_API_KEY"
+  "TASKS_API_KEY",
+  "TASKS_SIGNING_KEY"
 ] as const
 export type SecretName = (typeof SecretNames)[number]
 
@@ -27,6 +29,14 @@ const RetrySchedule = Schema.String.check(
 const MachineKeysText = Schema.String.check(
   Schema.makeFilter((text: string) => {
     const parsed = parseMachineKeys(text)
+    return Result.isSuccess(parsed) || parsed.failure
+  })
+)
+
+/** `service-id:key`, comma-separated (core/hub/ContextKeys.ts); a refusal names the entry, never the key. */
+const ContextKeysText = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const parsed = parseContextKeys(text)
     return Result.isSuccess(parsed) || parsed.failure
   })
 )
@@ -65,6 +75,22 @@ export const ServerConfig = Config.all({
     Config.map((url) => url.toString()),
     Config.withDefault("https://api.airtable.com")
   ),
+  /** Where the hub reaches the first-party services, and where they reach the hub. Default: their listeners. */
+  hubUrl: Config.option(Config.URL("HUB_URL").pipe(Config.map((url) => url.toString()))),
+  decisionsUrl: Config.option(Config.URL("DECISIONS_URL").pipe(Config.map((url) => url.toString()))),
+  tasksUrl: Config.option(Config.URL("TASKS_URL").pipe(Config.map((url) => url.toString()))),
+  /** AUTH-6 context keys of the callers of subject context; unset, subject context answers 501. */
+  hubContextKeys: Config.schema(ContextKeysText, "HUB_CONTEXT_KEYS").pipe(
+    Config.map((text) => Result.getOrThrow(parseContextKeys(text))),
+    Config.withDefault(Result.getOrThrow(parseContextKeys(undefined)))
+  ),
+  /** Per-service quota of event deliveries, and per-caller quota of the hub's signed routes, a minute. */
+  hubEventsPerMinute: Config.Int("HUB_EVENTS_PER_MINUTE").pipe(Config.withDefault(600)),
+  hubCallsPerMinute: Config.Int("HUB_CALLS_PER_MINUTE").pipe(Config.withDefault(600)),
+  /** How often the hub's event processor looks for accepted events (it is also woken by each accept). */
+  hubWorkerPollMillis: Config.Int("HUB_WORKER_POLL_MS").pipe(Config.withDefault(1_000)),
+  /** How often a user's pending notification emails go out, as one email. */
+  hubEmailBatchMillis: Config.Int("HUB_EMAIL_BATCH_MS").pipe(Config.withDefault(300_000)),
   build: Config.String("BUILD_ID").pipe(Config.withDefault("dev")),
   secrets: Config.all({
     HUB_ADMIN_KEY: secret("HUB_ADMIN_KEY"),
@@ -72,7 +98,8 @@ export const ServerConfig = Config.all({
     DECISIONS_API_KEY: secret("DECISIONS_API_KEY"),
     DECISIONS_EMBED_KEY: secret("DECISIONS_EMBED_KEY"),
     DECISIONS_SECRETS_KEY: secret("DECISIONS_SECRETS_KEY"),
-    TASKS_API_KEY: secret("TASKS_API_KEY")
+    TASKS_API_KEY: secret("TASKS_API_KEY"),
+    TASKS_SIGNING_KEY: secret("TASKS_SIGNING_KEY")
   })
 })
 

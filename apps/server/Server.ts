@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { listen } from "../../adapters/http/ServiceHttp.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
@@ -28,7 +28,18 @@ import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
 import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from "./Services.ts"
-import { TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
+import { TasksEventRelay, TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
+import { guardedLookup } from "../../adapters/http/WebhookSenderHttp.ts"
+import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
+import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
+import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
+import { Conformance } from "../../core/hub/Conformance.ts"
+import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
+import { Identity } from "../../core/hub/Identity.ts"
+import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
+import { Registry } from "../../core/hub/Registry.ts"
+import { FirstParty } from "./FirstParty.ts"
+import { HubEventStoresSql, HubEventsLayer, HubWorkers } from "./HubEventsRuntime.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -52,6 +63,11 @@ export interface ServerOptions {
   /** Ports to listen on; 0 picks a free one (tests). Defaults to the configured ports. */
   readonly ports?: { readonly hub: number; readonly decisions: number; readonly tasks: number } | undefined
 }
+
+const anyAddress = new Set(["0.0.0.0", "::", "[::]"])
+
+const reveal = (secret: Redacted.Redacted<string> | undefined) =>
+  secret === undefined ? undefined : Redacted.value(secret)
 
 /** Readiness is the database answering a ping within its timeout. */
 const ReadinessFromDatabase = Layer.effect(
@@ -91,6 +107,13 @@ export const makeServer = (options: ServerOptions) => {
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
   const at = (port: number) => ({ port, host: config.host, drainMillis: config.drainMillis })
+  // How the services reach each other inside one bundled server: their own listeners, unless configured.
+  const local = (port: number) => `http://${anyAddress.has(config.host) ? "127.0.0.1" : config.host}:${port}`
+  const urls = {
+    hub: Option.getOrElse(config.hubUrl, () => local(ports.hub)).replace(/\/+$/, ""),
+    decisions: Option.getOrElse(config.decisionsUrl, () => local(ports.decisions)).replace(/\/+$/, ""),
+    tasks: Option.getOrElse(config.tasksUrl, () => local(ports.tasks)).replace(/\/+$/, "")
+  }
 
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
@@ -124,13 +147,57 @@ export const makeServer = (options: ServerOptions) => {
     Layer.provide(migrationsLayer("decisions", decisionsMigrations))
   )
 
-  const listeners = Layer.mergeAll(
-    listen(hubRoutes(settings), at(ports.hub)),
-    decisionsListener,
-    listen(tasksRoutes(settings), at(ports.tasks)).pipe(
-      Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys }))
+  // The hub (issue 6): directory, registry, events and notifications over the `hub` schema. Without
+  // HUB_SECRETS_KEY the registry fails closed: nothing is registered and signed routes refuse.
+  const hub = Layer.mergeAll(
+    Identity.layer,
+    IdentityTokens.layer({ issuer: config.platformIssuer }),
+    Conformance.layer({ issuer: config.platformIssuer }).pipe(
+      Layer.provide(ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
+    ),
+    HubEventsLayer({ quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 } })
+  ).pipe(
+    Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
+    Layer.provideMerge(Layer.mergeAll(DirectorySql, ServiceStoreSql, HubEventStoresSql, IdGeneratorUlid))
+  )
+  // First-party services registered from configuration, then the catalog of their event types.
+  const hubStart = Layer.mergeAll(
+    HubWorkers(config.hubWorkerPollMillis, config.hubEmailBatchMillis),
+    Layer.effectDiscard(seedFirstPartyCatalog).pipe(
+      Layer.provide(
+        FirstParty({
+          decisionsBaseUrl: urls.decisions,
+          tasksBaseUrl: urls.tasks,
+          decisionsApiKey: secrets.DECISIONS_API_KEY,
+          decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
+          tasksApiKey: secrets.TASKS_API_KEY,
+          tasksSigningKey: secrets.TASKS_SIGNING_KEY,
+          attempts: 30
+        })
+      )
     )
   )
+  const hubListener = listen(
+    hubRoutes(settings, {
+      adminKey: secrets.HUB_ADMIN_KEY,
+      contextKeys: config.hubContextKeys,
+      callsPerMinute: config.hubCallsPerMinute
+    }),
+    at(ports.hub)
+  ).pipe(Layer.provide(hubStart), Layer.provide(hub))
+
+  const tasksListener = listen(tasksRoutes(settings), at(ports.tasks)).pipe(
+    Layer.provide(
+      TasksEventRelay({
+        hubUrl: urls.hub,
+        signingKey: secrets.TASKS_SIGNING_KEY,
+        pollMillis: config.hubWorkerPollMillis
+      })
+    ),
+    Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys }))
+  )
+
+  const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener)
 
   return listeners.pipe(Layer.provide(ReadinessFromDatabase), Layer.provide(migrations), Layer.provideMerge(database))
 }

@@ -4,7 +4,7 @@ import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisio
 import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http/decisions/Handlers.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
-import { HubUniformHandlers } from "../../adapters/http/hub/Handlers.ts"
+import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/tasks/AuthLayers.ts"
@@ -12,6 +12,7 @@ import { TasksHandlers, TasksUniformHandlers } from "../../adapters/http/tasks/H
 import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
+import type { ContextKeys } from "../../core/hub/ContextKeys.ts"
 import type { Manifest } from "../../core/kernel/index.ts"
 
 export interface ServiceSettings {
@@ -23,6 +24,16 @@ export interface ServiceSettings {
   readonly tasksApiKey: Redacted.Redacted<string> | undefined
   readonly decisionsCallerRequestsPerMinute: number
   readonly decisionsUserRequestsPerMinute: number
+}
+
+/** What only the hub's routes need. */
+export interface HubSettings {
+  /** `HUB_ADMIN_KEY`; unset, the operator plane answers 501. */
+  readonly adminKey: Redacted.Redacted<string> | undefined
+  /** `HUB_CONTEXT_KEYS`, parsed. */
+  readonly contextKeys: ContextKeys
+  /** `HUB_CALLS_PER_MINUTE`: per-caller quota of subject context and registry authorize. */
+  readonly callsPerMinute: number
 }
 
 const version = (service: string, build: string) => ({ service, contractVersion: "v1", build })
@@ -62,10 +73,21 @@ export const tasksManifest: Manifest = {
   consumesFacts: []
 }
 
-export const hubRoutes = (settings: ServiceSettings) =>
+/**
+ * Requires the hub's use cases and ports (Directory, Registry, Identity, IdentityTokens, Conformance, the
+ * event ports) and Readiness.
+ */
+export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
   serviceRoutes({
     api: HubApi,
-    handlers: HubUniformHandlers({ manifest: hubManifest, version: version("hub", settings.build) }),
+    handlers: HubHandlers({
+      manifest: hubManifest,
+      version: version("hub", settings.build),
+      issuer: settings.platformIssuer,
+      adminKey: hub.adminKey,
+      contextKeys: hub.contextKeys,
+      callsPerMinute: hub.callsPerMinute
+    }),
     errors: { dialect: "hub", maxBodyBytes: 64 * kib }
   })
 

@@ -1,10 +1,25 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { UniformGroup } from "../uniform/UniformApi.ts"
+import { AdminGroup } from "./AdminApi.ts"
+import { ConformanceGroup } from "./ConformanceApi.ts"
+import { SubjectContextGroup } from "./ContextApi.ts"
+import { EventCatalogGroup, EventIngestGroup, EventsAdminGroup } from "./EventsApi.ts"
+import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
 
-/** The hub's contract (document 1). Further groups join it issue by issue. */
+/**
+ * The hub's contract (document 1) and the uniform service contract, in one document: event ingest and the
+ * catalog, subject context, registry authorization, and the operator plane.
+ */
 export class HubApi extends HttpApi.make("hub")
   .add(UniformGroup)
+  .add(EventIngestGroup)
+  .add(EventCatalogGroup)
+  .add(SubjectContextGroup)
+  .add(RegistryAuthorizeGroup)
+  .add(AdminGroup)
+  .add(EventsAdminGroup)
+  .add(ConformanceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(
