@@ -13,6 +13,11 @@ import { Readiness } from "../core/kernel/index.ts"
 import { DecisionsMemory } from "../test/support/DecisionsMemory.ts"
 import { serveForTest } from "../test/support/Http.ts"
 import { mintToken } from "../test/support/Tokens.ts"
+import { hubEventsStack, registerProducer, signedDelivery } from "../test/support/HubEvents.ts"
+import { EventCatalog } from "../core/hub/EventCatalog.ts"
+import { EventIngest } from "../core/hub/EventIngest.ts"
+import { notificationDataSchema } from "../core/hub/FirstPartyCatalog.ts"
+import { IdGenerator } from "../core/kernel/Ids.ts"
 
 const results: Array<{ name: string; opsPerSecond: number }> = []
 
@@ -140,6 +145,45 @@ await Effect.runPromise(
       })
     })
   )
+)
+
+// The hub's event ingest through its use case on the memory adapters: verify, validate, dedupe, accept.
+await Effect.runPromise(
+  Effect.gen(function* () {
+    const signingKey = yield* registerProducer("benchbot")
+    yield* EventCatalog.use((catalog) =>
+      catalog.add({
+        type: "benchbot.notification.created",
+        producer: "benchbot",
+        isNotification: true,
+        dataSchema: notificationDataSchema
+      })
+    )
+    const ingest = yield* EventIngest
+    const ids = yield* IdGenerator
+    const deliver = (id: string) => {
+      const body = JSON.stringify({
+        id,
+        type: "benchbot.notification.created",
+        service: "benchbot",
+        occurredAt: new Date().toISOString(),
+        subject: { email: "ada@acme.test" },
+        data: { title: "Report ready", body: "y".repeat(400) },
+        contractVersion: "v1"
+      })
+      return ingest.ingest(
+        signedDelivery({ secret: signingKey, body, timestamp: Math.floor(Date.now() / 1000), eventId: id })
+      )
+    }
+    yield* Effect.promise(async () => {
+      await measure("hub event ingest: new event accepted (memory)", () =>
+        Effect.runPromise(Effect.flatMap(ids.next, deliver))
+      )
+      const seen = await Effect.runPromise(ids.next)
+      await Effect.runPromise(deliver(seen))
+      await measure("hub event ingest: duplicate answered (memory)", () => Effect.runPromise(deliver(seen)))
+    })
+  }).pipe(Effect.provide(hubEventsStack()))
 )
 
 console.log(JSON.stringify({ results }))
