@@ -154,6 +154,25 @@ const commands: Record<string, (values: Values) => Parsed["command"]> = {
     }
 }
 
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/**
+ * Every call sends HUB_ADMIN_KEY, so `--hub` must be a place it may go: https, or plain http only to this
+ * machine (where the bundled server listens by default), and never with credentials in the URL.
+ */
+const checkHub = (hub: string): UsageError | undefined => {
+  let url: URL
+  try {
+    url = new URL(hub)
+  } catch {
+    return { _tag: "UsageError", message: "--hub must be a URL." }
+  }
+  const plainLoopback = url.protocol === "http:" && loopbackHosts.has(url.hostname)
+  return (url.protocol === "https:" || plainLoopback) && url.username === "" && url.password === ""
+    ? undefined
+    : { _tag: "UsageError", message: "--hub must be an https URL, or http on this machine, without credentials." }
+}
+
 /** The command line, as the words after `cli`. Unknown options and commands are usage errors. */
 export const parseCommand = (argv: ReadonlyArray<string>): Parsed => {
   let parsed: { readonly positionals: ReadonlyArray<string>; readonly values: Values }
@@ -163,6 +182,8 @@ export const parseCommand = (argv: ReadonlyArray<string>): Parsed => {
     return { hub: undefined, command: { _tag: "UsageError", message: (error as Error).message } }
   }
   const { positionals, values } = parsed
+  const badHub = values.hub === undefined ? undefined : checkHub(values.hub)
+  if (badHub !== undefined) return { hub: undefined, command: badHub }
   const name = positionals.join(" ")
   if (name === "") return { hub: values.hub, command: { _tag: "UsageError", message: "Name a command." } }
   const command = Object.hasOwn(commands, name) ? commands[name]! : undefined

@@ -88,16 +88,35 @@ const isSelfServeManifest = Schema.is(SelfServeManifest)
 /**
  * Product names an answer must not reveal, beyond those core/kernel/SafeMessage.ts already refuses (which
  * matches case-insensitively). These are common words too ("effect", "node"), so only the capitalised
- * product spelling counts.
+ * product spelling counts, alone or as the head of an identifier (`PrismaClientKnownRequestError`,
+ * `MongoServerError`), but not inside a word ("Effective").
  */
 const productNames =
-  /\b(Node|Effect|Vercel|Express|Fastify|Prisma|Supabase|Redis|MongoDB|MySQL|Heroku|Netlify|AWS|Cloudflare|Deno|Bun|TypeScript|Drizzle|Knex)\b/
+  /\b(Node|Effect|Vercel|Express|Fastify|Prisma|Supabase|Redis|Mongo|MongoDB|Mongoose|MySQL|SQLite|Sequelize|TypeORM|Kysely|Heroku|Netlify|AWS|Cloudflare|Deno|Bun|TypeScript|Drizzle|Knex)(?=\b|[A-Z])/
+
+/**
+ * What a server's internals say when they fail, without naming themselves: a database's own error text, a
+ * runtime's exception names and messages, a source file with its line, `process.env`. Each means the
+ * service passed an internal error through instead of a message of its own.
+ */
+const internals = [
+  /\b(violates|violated) (unique|foreign key|not-null|check|exclusion) constraint\b/i,
+  /\b(relation|column|table) "[^"]*" does not exist\b/i,
+  /\bsyntax error at or near\b/i,
+  /\b(TypeError|ReferenceError|SyntaxError|RangeError|EvalError|URIError)\b/,
+  /\bcannot read propert(y|ies) of (undefined|null)\b/i,
+  /\bis not a function\b/i,
+  /\bprocess\.env\b/,
+  /\b[\w-]+\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|java|php):\d+/
+]
 
 /**
  * Document 1, "Envelope": a message is user-safe text. Refuses stack frames, file paths, environment
- * variable names and vendor or product names (the kernel's guard, plus the names above).
+ * variable names and vendor or product names (the kernel's guard, plus the names above), and the raw text
+ * of an internal failure.
  */
-export const isSafeMessage = (message: string): boolean => isUserSafe(message) && !productNames.test(message)
+export const isSafeMessage = (message: string): boolean =>
+  isUserSafe(message) && !productNames.test(message) && !internals.some((pattern) => pattern.test(message))
 
 /** A service-specific code (document 1 allows them): one word of letters, digits and underscores. */
 const serviceCode = /^[A-Za-z][A-Za-z0-9_]{0,63}$/

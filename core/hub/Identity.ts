@@ -179,6 +179,42 @@ export const checkMergeTarget = (org: Organization, target: Organization | undef
     : undefined
 }
 
+/** An operator's change to an organization; every field is optional and an absent one is kept. */
+export interface OrgPatch {
+  readonly tier?: string | undefined
+  readonly archived?: boolean | undefined
+  /** Merges into that organization; null undoes a merge. */
+  readonly mergedIntoOrgId?: string | null | undefined
+  /** Deletes the organization for good (its roster is emptied). */
+  readonly deleted?: true | undefined
+}
+
+/**
+ * The organization with a patch applied, or the first reason it is refused. Everything is checked before
+ * anything is written, so a refused patch changes nothing (a valid tier beside a bad merge target is not
+ * half applied). `target` is the organization `mergedIntoOrgId` names, read beforehand.
+ */
+export const patchOrg = (
+  org: Organization,
+  patch: OrgPatch,
+  target: Organization | undefined,
+  iso: string
+): Organization | ValidationError => {
+  const tier = patch.tier === undefined ? org.tier : checkTier(patch.tier)
+  if (tier instanceof ValidationError) return tier
+  if (typeof patch.mergedIntoOrgId === "string") {
+    const refused = checkMergeTarget(org, target)
+    if (refused !== undefined) return refused
+  }
+  return {
+    ...org,
+    tier,
+    archivedAt: patch.archived === undefined ? org.archivedAt : patch.archived ? (org.archivedAt ?? iso) : null,
+    mergedIntoOrgId: patch.mergedIntoOrgId === undefined ? org.mergedIntoOrgId : patch.mergedIntoOrgId,
+    deletedAt: patch.deleted === true ? (org.deletedAt ?? iso) : org.deletedAt
+  }
+}
+
 export interface OrgView {
   readonly org: Organization
   readonly status: OrgStatus
@@ -203,20 +239,16 @@ export interface FlagSet {
   readonly orgId?: string | undefined
 }
 
-type OrgChange = "archive" | "unarchive" | "undoMerge" | "delete"
-
 export class Identity extends Context.Service<
   Identity,
   {
     readonly createOrg: (input: OrgCreate) => Effect.Effect<Organization, ValidationError>
     readonly getOrg: (orgId: string) => Effect.Effect<OrgView, NotFound>
-    readonly setTier: (orgId: string, tier: string) => Effect.Effect<Organization, NotFound | ValidationError>
-    readonly archive: (orgId: string) => Effect.Effect<Organization, NotFound>
-    readonly unarchive: (orgId: string) => Effect.Effect<Organization, NotFound>
-    readonly merge: (orgId: string, intoOrgId: string) => Effect.Effect<Organization, NotFound | ValidationError>
-    readonly undoMerge: (orgId: string) => Effect.Effect<Organization, NotFound>
-    /** Deleted whatever else it was: its roster is emptied (core/hub/Directory.ts `orgStatus`). */
-    readonly deleteOrg: (orgId: string) => Effect.Effect<Organization, NotFound>
+    /**
+     * Tier, archive or unarchive, merge or undo a merge, delete: all of a patch or none of it (`patchOrg`).
+     * A deleted organization is deleted whatever else it was: its roster is emptied (Directory `orgStatus`).
+     */
+    readonly updateOrg: (orgId: string, patch: OrgPatch) => Effect.Effect<Organization, NotFound | ValidationError>
 
     readonly createUser: (input: UserCreate) => Effect.Effect<User, ValidationError | Conflict>
 
@@ -281,25 +313,6 @@ export class Identity extends Context.Service<
           return entry
         })
 
-      const change = (orgId: string, what: OrgChange) =>
-        Effect.gen(function* () {
-          const org = yield* loadOrg(orgId)
-          const { iso } = yield* now
-          const next: Organization =
-            what === "archive"
-              ? { ...org, archivedAt: org.archivedAt ?? iso }
-              : what === "unarchive"
-                ? { ...org, archivedAt: null }
-                : what === "undoMerge"
-                  ? { ...org, mergedIntoOrgId: null }
-                  : { ...org, deletedAt: org.deletedAt ?? iso }
-          if (what === "delete") {
-            for (const entry of yield* directory.roster(orgId)) yield* directory.removeMember(orgId, entry.user.id)
-          }
-          yield* directory.updateOrg(next)
-          return next
-        })
-
       return Identity.of({
         createOrg: (input) =>
           Effect.gen(function* () {
@@ -329,27 +342,18 @@ export class Identity extends Context.Service<
             }
           }),
 
-        setTier: (orgId, tierText) =>
+        updateOrg: (orgId, patch) =>
           Effect.gen(function* () {
-            const tier = yield* valid(checkTier(tierText))
             const org = yield* loadOrg(orgId)
-            const next = { ...org, tier }
+            const target =
+              typeof patch.mergedIntoOrgId === "string" ? yield* directory.findOrg(patch.mergedIntoOrgId) : undefined
+            const next = yield* valid(patchOrg(org, patch, target, (yield* now).iso))
+            if (patch.deleted === true) {
+              for (const entry of yield* directory.roster(orgId)) yield* directory.removeMember(orgId, entry.user.id)
+            }
             yield* directory.updateOrg(next)
             return next
           }),
-        archive: (orgId) => change(orgId, "archive"),
-        unarchive: (orgId) => change(orgId, "unarchive"),
-        merge: (orgId, intoOrgId) =>
-          Effect.gen(function* () {
-            const org = yield* loadOrg(orgId)
-            const refused = checkMergeTarget(org, yield* directory.findOrg(intoOrgId))
-            if (refused !== undefined) return yield* Effect.fail(refused)
-            const next = { ...org, mergedIntoOrgId: intoOrgId }
-            yield* directory.updateOrg(next)
-            return next
-          }),
-        undoMerge: (orgId) => change(orgId, "undoMerge"),
-        deleteOrg: (orgId) => change(orgId, "delete"),
 
         createUser: (input) =>
           Effect.gen(function* () {

@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { mint } from "../auth/IdentityToken.ts"
 import { Forbidden, NotFound, type NotConfigured, ValidationError } from "../kernel/Errors.ts"
 import { Hub } from "../kernel/Limits.ts"
-import { Directory } from "./Directory.ts"
+import { Directory, orgStatus } from "./Directory.ts"
 import { checkEmail } from "./Identity.ts"
 import { Registry } from "./Registry.ts"
 
@@ -28,7 +28,7 @@ export interface IdentityTokensConfig {
 /**
  * AUTH-4 identity tokens minted by the hub (document 1, "Authentication"): HS256 with the target service's
  * embed key, `aud` the service id, `sub` the email, 300 s. The hub uses this whenever it calls a service for
- * a user; operators mint one for development. `companyId` is only ever an organization the user belongs to,
+ * a user; operators mint one for development. `companyId` is only ever an active organization the user belongs to,
  * and then the token carries the member's `orgRole` and the organization's `tier` (advisory claims).
  */
 export class IdentityTokens extends Context.Service<
@@ -59,6 +59,11 @@ export class IdentityTokens extends Context.Service<
                 : (yield* directory.membershipsOf(user.id)).find((m) => m.org.id === request.companyId)
             if (request.companyId !== undefined && member === undefined) {
               return yield* Effect.fail(new Forbidden({ message: "The user is not a member of that organization." }))
+            }
+            // An archived, merged or deleted organization grants nothing (as in subject context and registry
+            // authorization), so no token is scoped to it: a service would open that organization's data.
+            if (member !== undefined && orgStatus(member.org) !== "active") {
+              return yield* Effect.fail(new Forbidden({ message: "The organization is not active." }))
             }
             const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
             const token = yield* mint({

@@ -16,6 +16,15 @@ import {
 export const serviceIdPattern = /^[a-z0-9]{3,32}$/
 export const displayNameMax = 80
 
+/**
+ * Ids a developer may not register: the platform's own services that the hub names and trusts (document 1,
+ * "What the service does" 4: `decisions`, `tasks`, `crm`; the others carry a hyphen and cannot match the
+ * id pattern anyway), and `hub`, the audience the conformance check relies on being nobody's. Registered by
+ * someone else, such an id would take over the first-party producer's event types in the catalog, or a
+ * service that the bundled server registers only when it is configured.
+ */
+export const reservedServiceIds: ReadonlySet<string> = new Set(["decisions", "tasks", "crm", "hub"])
+
 /** The three credentials in the clear: only ever in the answer that issues them, and inside the hub. */
 export type Credentials = Readonly<Record<CredentialKind, string>>
 
@@ -186,6 +195,9 @@ export class Registry extends Context.Service<
               if (key === undefined) return yield* Effect.fail(notConfigured())
               const checked = checkRegistration(input, config.allowLoopbackHttp)
               if (checked instanceof ValidationError) return yield* Effect.fail(checked)
+              if (reservedServiceIds.has(checked.id)) {
+                return yield* Effect.fail(new Conflict({ message: "This id is reserved for a platform service." }))
+              }
               const now = yield* nowIso
               const credentials = issueCredentials()
               const service: RegisteredService = {

@@ -58,7 +58,9 @@ const dependency = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, U
  *    (401).
  * 3. the developer platform is on, for the token's organization (404). Checked only once the caller has
  *    proved both credentials, so the 404 tells nobody else whether the platform is on.
- * 4. membership: the token names an organization and its subject is a current member of it (403).
+ * 4. membership: the token names an organization and its subject is a verified user (an unverified account
+ *    is a demo or experimental identity, which document 1 says cannot authorize real-data operations) and a
+ *    current member of it (403).
  * 5. organization: active, not archived, merged or deleted (403).
  * 6. tier: the organization's tier reaches the app's (403).
  * 7. installation: the app is installed and active in the organization, and the token was issued strictly
@@ -113,7 +115,9 @@ export const authorize = Effect.fn("RegistryAuthorization.authorize")(function* 
   const orgId = identity.companyId
   if (orgId === undefined) return yield* refuse("The token names no organization.")
   const user = yield* dependency(directory.findUserByEmail(identity.email))
-  const memberships = user === undefined ? [] : yield* dependency(directory.membershipsOf(user.id))
+  // An unverified account is a demo or experimental identity: it never authorizes real-data operations. It
+  // gets the same refusal as an unknown user or a non-member, so the answer tells no app which accounts exist.
+  const memberships = user === undefined || !user.verified ? [] : yield* dependency(directory.membershipsOf(user.id))
   const member = memberships.find((m) => m.org.id === orgId)
   if (member === undefined) return yield* refuse("The user is not a current member of the organization.")
 

@@ -79,9 +79,13 @@ export interface SubjectContext {
 export const primaryMembership = (memberships: ReadonlyArray<MemberOfOrg>): MemberOfOrg | undefined =>
   memberships.find((m) => orgStatus(m.org) === "active")
 
-/** A roster row as the team shows it; a department role never appears without its department. */
+/**
+ * A roster row as the team shows it; a department role never appears without its department. An email the
+ * member has not verified is nobody's proven address, so it is not handed to a service (null, as the schema
+ * allows): a service would otherwise route work or notifications to an address the person may not own.
+ */
 export const teamMember = (entry: RosterEntry): TeamMember => ({
-  email: entry.user.email,
+  email: entry.user.verified ? entry.user.email : null,
   name: entry.user.name,
   role: entry.membership.role,
   department: entry.membership.department,

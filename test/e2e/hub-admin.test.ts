@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { verify } from "../../core/auth/IdentityToken.ts"
-import { request } from "../support/Http.ts"
+import { request, type Answer } from "../support/Http.ts"
 import { adminKey, issuer, serveAdmin } from "../support/HubAdmin.ts"
 
 const json = (body: unknown) => JSON.stringify(body)
@@ -42,6 +42,15 @@ describe("hub operator API", () => {
       assert.strictEqual(missing.json.error.code, "UNAUTHORIZED")
       assert.strictEqual(wrong.text, missing.text)
       assert.strictEqual(wrongOnWrite.text, missing.text)
+      // The key under another scheme, an empty bearer, the key with a suffix: the same answer, headers too.
+      const headersOf = (answer: Answer) => [...answer.headers].filter(([name]) => name !== "date")
+      for (const authorization of [`Basic ${adminKey}`, "Bearer ", `Bearer ${adminKey} x`, adminKey]) {
+        const answer = yield* request(`${baseUrl}/api/v1/admin/services`, { headers: { authorization } })
+        assert.strictEqual(answer.status, 401, authorization)
+        assert.strictEqual(answer.text, missing.text)
+        assert.deepStrictEqual(headersOf(answer), headersOf(missing))
+      }
+      assert.deepStrictEqual(headersOf(wrong), headersOf(missing))
 
       const unset = yield* serveAdmin({ adminKey: undefined })
       const notConfigured = yield* client(unset.baseUrl).call("GET", "/api/v1/admin/services")
@@ -79,6 +88,14 @@ describe("hub operator API", () => {
       assert.strictEqual(intoItself.json.error.code, "VALIDATION_ERROR")
       assert.deepStrictEqual(intoItself.json.error.details, { field: "mergedIntoOrgId" })
       assert.strictEqual((yield* patch({ mergedIntoOrgId: "org_missing" })).status, 400)
+      // A refused patch changes nothing, not even its valid fields.
+      const half = yield* patch({ tier: "free", archived: true, mergedIntoOrgId: "org_missing" })
+      assert.strictEqual(half.status, 400)
+      assert.deepInclude((yield* api.call("GET", `/api/v1/admin/orgs/${org.id}`)).json.data.org, {
+        status: "active",
+        tier: "hourly",
+        archivedAt: null
+      })
 
       const deleted = yield* patch({ deleted: true })
       assert.strictEqual(deleted.json.data.org.status, "deleted")
@@ -238,6 +255,16 @@ describe("hub operator API", () => {
           baseUrl: "https://invoices.example.com"
         })
         assert.strictEqual(duplicate.status, 409)
+        // A platform service's id is taken before anyone registers it.
+        for (const id of ["decisions", "tasks", "crm", "hub"]) {
+          const reserved = yield* api.call("POST", "/api/v1/admin/services", {
+            id,
+            displayName: "Mine",
+            baseUrl: "https://mine.example.com"
+          })
+          assert.strictEqual(reserved.status, 409, id)
+          assert.strictEqual(reserved.json.error.code, "CONFLICT")
+        }
         const invalid = yield* api.call("POST", "/api/v1/admin/services", {
           id: "In-Voices",
           displayName: "X",
@@ -340,6 +367,16 @@ describe("hub operator API", () => {
       })
       assert.strictEqual(notMember.status, 403)
       assert.strictEqual(notMember.json.error.code, "FORBIDDEN")
+      // An organization that is archived (or merged, or deleted) scopes no token, even for its members.
+      yield* api.call("PATCH", `/api/v1/admin/orgs/${orgId}`, { archived: true })
+      const archived = yield* api.call("POST", "/api/v1/admin/tokens", {
+        service: "invoices",
+        email: "ada@example.com",
+        companyId: orgId
+      })
+      assert.strictEqual(archived.status, 403)
+      assert.strictEqual(archived.json.error.code, "FORBIDDEN")
+      yield* api.call("PATCH", `/api/v1/admin/orgs/${orgId}`, { archived: false })
       const badEmail = yield* api.call("POST", "/api/v1/admin/tokens", { service: "invoices", email: "ada" })
       assert.strictEqual(badEmail.status, 400)
       assert.strictEqual(badEmail.json.error.code, "VALIDATION_ERROR")

@@ -9,7 +9,7 @@ import { ConformanceGroup } from "../../adapters/http/hub/ConformanceApi.ts"
 import { conformanceHandlers } from "../../adapters/http/hub/ConformanceHandlers.ts"
 import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
-import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
+import { isTunnelOrReservedAddress, ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { FirstParty, firstPartyServices, type FirstPartySettings } from "../../apps/server/FirstParty.ts"
@@ -364,6 +364,15 @@ describe("operator endpoints: /api/v1/admin/services/{id}/conformance", () => {
 })
 
 describe("ServiceProbeHttp", () => {
+  it("lets a public address through, and an IPv6 one written in any spelling", () => {
+    for (const ip of ["8.8.8.8", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e"]) {
+      assert.isFalse(isTunnelOrReservedAddress(ip), ip)
+    }
+    for (const ip of ["0:0:0:0:0:0:7f00:1", "::ffff:0:a00:1", "64:FF9B::A00:1", "not-an-address", "1::2::3"]) {
+      assert.isTrue(isTunnelOrReservedAddress(ip), ip)
+    }
+  })
+
   /** A server answering every request with `handler`, for the life of the scope. */
   const serve = (handler: (response: ServerResponse) => void) =>
     Effect.gen(function* () {
@@ -420,7 +429,25 @@ describe("ServiceProbeHttp", () => {
   it.live("in production refuses loopback and private addresses, written or resolved", () =>
     Effect.gen(function* () {
       const port = yield* serve((response) => response.end("{}"))
-      for (const host of ["127.0.0.1", "10.0.0.1", "[::1]", "169.254.169.254"]) {
+      for (const host of [
+        "127.0.0.1",
+        "10.0.0.1",
+        "[::1]",
+        "169.254.169.254",
+        "0.0.0.0",
+        "[::]",
+        "[::ffff:127.0.0.1]",
+        "[fd00::1]",
+        // IPv4 carried inside IPv6, which a gateway may forward to a private address: IPv4-compatible,
+        // NAT64, 6to4, Teredo; deprecated site-local; and IPv4 networks reserved for internal use.
+        "[::127.0.0.1]",
+        "[64:ff9b::7f00:1]",
+        "[2002:7f00:1::]",
+        "[2001:0:4136:e378:8000:63bf:3fff:fdd2]",
+        "[fec0::1]",
+        "192.0.0.1",
+        "198.18.0.1"
+      ]) {
         const failure = yield* Effect.flip(send({ allowLoopback: false }, `http://${host}:${port}/`))
         assert.strictEqual(failure.reason, "blocked_address", host)
       }

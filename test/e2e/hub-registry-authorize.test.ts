@@ -161,11 +161,15 @@ describe("POST /api/v1/registry/{slug}/authorize", () => {
           yield* post(baseUrl, undefined, body),
           yield* post(baseUrl, "", body),
           yield* post(baseUrl, draft.apiKey, body),
-          yield* post(baseUrl, shop.apiKey, body, "unknownapp")
+          yield* post(baseUrl, shop.apiKey, body, "unknownapp"),
+          // The right key with a token the app's key did not sign: the same answer too.
+          yield* post(baseUrl, shop.apiKey, JSON.stringify({ token: yield* token(draft.embedKey) }))
         ]
+        const headersOf = (answer: Answer) => [...answer.headers].filter(([name]) => name !== "date")
         for (const answer of answers) {
           expect(answer, 401, "UNAUTHORIZED")
           assert.strictEqual(answer.text, answers[0]!.text)
+          assert.deepStrictEqual(headersOf(answer), headersOf(answers[0]!))
         }
       })
     )
@@ -215,6 +219,28 @@ describe("POST /api/v1/registry/{slug}/authorize", () => {
         expect(yield* authorizeWith(baseUrl, shop.apiKey, minted), 200)
         yield* directory.removeMember("org-acme", "u-ada")
         expect(yield* authorizeWith(baseUrl, shop.apiKey, minted), 403, "FORBIDDEN")
+      })
+    )
+  )
+
+  it.effect("refuses an unverified user (a demo identity) exactly as a non-member, until verified", () =>
+    run(({ shop }) =>
+      Effect.gen(function* () {
+        const directory = yield* Directory
+        const { baseUrl } = yield* serve()
+        const minted = yield* token(shop.embedKey)
+        const ada = (yield* directory.findUserById("u-ada"))!
+        yield* directory.updateUser({ ...ada, verified: false })
+        const unverified = yield* authorizeWith(baseUrl, shop.apiKey, minted)
+        expect(unverified, 403, "FORBIDDEN")
+        const stranger = yield* authorizeWith(
+          baseUrl,
+          shop.apiKey,
+          yield* token(shop.embedKey, { email: "x@acme.test" })
+        )
+        assert.strictEqual(unverified.text, stranger.text)
+        yield* directory.updateUser(ada)
+        expect(yield* authorizeWith(baseUrl, shop.apiKey, minted), 200)
       })
     )
   )
@@ -354,7 +380,18 @@ describe("POST /api/v1/registry/{slug}/authorize", () => {
           assert.notInclude(answer.text, minted)
         }
         assert.strictEqual(cases[5]!.json.error.message, "The request body must be at most 8192 bytes.")
-        expect(yield* post(baseUrl, shop.apiKey, "{not json"), 400, "INVALID_JSON")
+        // Not JSON, or not declared JSON: the same VALIDATION_ERROR (document 1 lists JSON among its causes).
+        for (const answer of [
+          yield* post(baseUrl, shop.apiKey, "{not json"),
+          yield* request(`${baseUrl}/api/v1/registry/shopapp/authorize`, {
+            method: "POST",
+            headers: { "content-type": "text/plain", "x-workspace-api-key": shop.apiKey },
+            body: JSON.stringify({ token: minted })
+          })
+        ]) {
+          expect(answer, 400, "VALIDATION_ERROR")
+          assert.strictEqual(answer.json.error.message, "The request body must be a JSON object.")
+        }
         // A body of exactly 8 KiB is read and answered.
         const head = `{"token": "${minted}"`
         const exact = `${head}${" ".repeat(8 * 1024 - head.length - 1)}}`
@@ -362,6 +399,15 @@ describe("POST /api/v1/registry/{slug}/authorize", () => {
         expect(yield* post(baseUrl, shop.apiKey, exact), 200)
         // Any other method on the path is refused, and not cached either.
         expect(yield* request(`${baseUrl}/api/v1/registry/shopapp/authorize`), 404, "NOT_FOUND")
+        // So is a path of another shape under the route.
+        for (const path of ["shopapp/authorize/extra", "shopapp", "", "x/y/authorize"]) {
+          const answer = yield* request(`${baseUrl}/api/v1/registry/${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-workspace-api-key": shop.apiKey },
+            body: JSON.stringify({ token: minted })
+          })
+          expect(answer, 404, "NOT_FOUND")
+        }
       })
     )
   )

@@ -252,6 +252,14 @@ describe("subject context field profiles", () => {
     assert.isUndefined(primaryMembership(list.slice(0, 3)))
     assert.deepStrictEqual(teamMember(rosterOf("o")[1]!).departmentRole, null)
   })
+
+  it("shows a member without a verified email with a null email, never the unproven address", () => {
+    const [ada] = rosterOf("o")
+    assert.strictEqual(teamMember(ada!).email, "ada@example.com")
+    const unverified = teamMember({ ...ada!, user: { ...ada!.user, verified: false } })
+    assert.strictEqual(unverified.email, null)
+    assert.strictEqual(unverified.name, "Ada")
+  })
 })
 
 describe("registry authorization permissions", () => {

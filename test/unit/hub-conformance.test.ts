@@ -54,7 +54,9 @@ describe("message safety (document 1, Envelope: user-safe text)", () => {
     "Not authenticated: send X-API-Key or sign in",
     "That is not allowed while the decision is pending.",
     "UNAUTHORIZED: sign in again",
-    "This has no effect on the node you chose."
+    "This has no effect on the node you chose.",
+    "Effective dates must be in the future.",
+    "The column is too wide; choose fewer fields."
   ]
   const unsafe = [
     ["a stack trace", "Error: boom\n    at handler (/srv/app/index.js:12:7)"],
@@ -71,6 +73,14 @@ describe("message safety (document 1, Envelope: user-safe text)", () => {
     ["Effect", "Effect fiber died"],
     ["Vercel", "Vercel function timed out"],
     ["a socket error", "connect ECONNREFUSED"],
+    ["an ORM's error class", "PrismaClientKnownRequestError: invalid invocation"],
+    ["a database driver's error class", "MongoServerError: E11000 duplicate key"],
+    ["a database's constraint text", 'duplicate key value violates unique constraint "users_pkey"'],
+    ["a database's missing relation", 'relation "tickets" does not exist'],
+    ["a runtime exception", "TypeError: Cannot read properties of undefined (reading 'id')"],
+    ["a runtime message", "handler is not a function"],
+    ["a source file and line", "failed in handler.ts:42"],
+    ["process.env", "process.env.SECRET is undefined"],
     ["an empty message", ""]
   ] as const
 

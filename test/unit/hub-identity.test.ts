@@ -161,7 +161,7 @@ layer(identityLayer)("Identity use cases", (it) => {
       yield* identity.createUser({ email: "ada@example.com", name: "Ada" })
       yield* identity.addMember(acme.id, { email: "ADA@example.com", role: "OWNER" })
       assert.strictEqual((yield* identity.getOrg(acme.id)).roster.length, 1)
-      yield* identity.deleteOrg(acme.id)
+      yield* identity.updateOrg(acme.id, { deleted: true })
       const view = yield* identity.getOrg(acme.id)
       assert.strictEqual(view.status, "deleted")
       assert.deepStrictEqual(view.roster, [])

@@ -66,21 +66,9 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
         getOrg: ({ params }) => answer(Effect.map(identity.getOrg(params.orgId), orgViewOut)),
         updateOrg: ({ params, payload }) =>
           answer(
-            Effect.gen(function* () {
-              const { orgId } = params
-              // Each field is its own use case; the answer shows the result of all of them.
-              if (payload.tier !== undefined) yield* identity.setTier(orgId, payload.tier)
-              if (payload.archived !== undefined) {
-                yield* payload.archived ? identity.archive(orgId) : identity.unarchive(orgId)
-              }
-              if (payload.mergedIntoOrgId !== undefined) {
-                yield* payload.mergedIntoOrgId === null
-                  ? identity.undoMerge(orgId)
-                  : identity.merge(orgId, payload.mergedIntoOrgId)
-              }
-              if (payload.deleted === true) yield* identity.deleteOrg(orgId)
-              return orgViewOut(yield* identity.getOrg(orgId))
-            })
+            Effect.flatMap(identity.updateOrg(params.orgId, payload), () =>
+              Effect.map(identity.getOrg(params.orgId), orgViewOut)
+            )
           ),
         createUser: ({ payload }) =>
           answer(Effect.map(identity.createUser(payload), (user) => createdResponse({ data: { user } }))),

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { authenticateApp, authorize } from "../../../core/hub/RegistryAuthorization.ts"
@@ -16,13 +16,19 @@ export interface RegistryAuthorizeConfig {
   readonly requestsPerMinute: number
 }
 
-const authorizePath = /^\/api\/v1\/registry\/[^/?]*\/authorize\/?(\?|$)/
+/**
+ * Everything under `/api/v1/registry`, not only the exact route: an answer to a path of the wrong shape
+ * (an extra segment, a missing slug) is still an answer a caller of authorize may see, and must not be cached.
+ */
+const authorizePath = /^\/api\/v1\/registry(\/|\?|$)/
 
 /**
- * Document 1: every answer of authorize carries `Cache-Control: no-store`, failures included, and an
- * oversized body is a 400 VALIDATION_ERROR ("invalid slug, JSON, body shape or size"), not the hub's usual
- * 413. A pre-response handler sees the final answer whoever built it (the handler, the envelope middleware,
- * the router), so both rules hold for every answer on the path, whatever the method.
+ * Document 1: every answer of authorize carries `Cache-Control: no-store`, failures included, and its only
+ * refusal of a request's form is 400 VALIDATION_ERROR ("invalid slug, JSON, body shape or size"): an
+ * oversized body (the hub's usual 413), a body that is not JSON (elsewhere INVALID_JSON) and a body that is
+ * not declared JSON (415) all answer that. A pre-response handler sees the final answer whoever built it
+ * (the handler, the envelope middleware, the router), so both rules hold for every answer under the path,
+ * whatever the method or shape.
  */
 const authorizeAnswers = () =>
   HttpRouter.middleware(
@@ -35,19 +41,37 @@ const authorizeAnswers = () =>
     { global: true }
   )
 
+/** The envelope's error code of an answer built in this process, if it has one. */
+const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+  if (response.body._tag !== "Uint8Array") return undefined
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(response.body.body))
+    const error = Predicate.isObject(body) && Object.hasOwn(body, "error") ? body["error"] : undefined
+    const code = Predicate.isObject(error) && Object.hasOwn(error, "code") ? error["code"] : undefined
+    return typeof code === "string" ? code : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const asValidationError = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  if (response.status === 413) {
+    return errorResponse("VALIDATION_ERROR", {
+      message: `The request body must be at most ${Limits.Hub.registryAuthorizeBodyBytes} bytes.`,
+      details: [{ in: "body", field: "", message: "too large" }]
+    })
+  }
+  if (response.status === 415 || (response.status === 400 && errorCodeOf(response) === "INVALID_JSON")) {
+    return errorResponse("VALIDATION_ERROR", {
+      message: "The request body must be a JSON object.",
+      details: [{ in: "body", field: "", message: "not JSON" }]
+    })
+  }
+  return response
+}
+
 const answerPolicy = (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-  Effect.succeed(
-    HttpServerResponse.setHeader(
-      response.status === 413
-        ? errorResponse("VALIDATION_ERROR", {
-            message: `The request body must be at most ${Limits.Hub.registryAuthorizeBodyBytes} bytes.`,
-            details: [{ in: "body", field: "", message: "too large" }]
-          })
-        : response,
-      "cache-control",
-      "no-store"
-    )
-  )
+  Effect.succeed(HttpServerResponse.setHeader(asValidationError(response), "cache-control", "no-store"))
 
 /**
  * The authorize route's answers. The token travels only from the decoded body into `authorize`: it is in
