@@ -3,7 +3,7 @@ import { lookup, type LookupAddress } from "node:dns"
 import { request as httpRequest, type RequestOptions } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { isIP, type LookupFunction } from "node:net"
-import { isLoopbackAddress, isPrivateAddress } from "../../core/decisions/WebhookUrl.ts"
+import { isLoopbackAddress, isPrivateAddress } from "../../core/kernel/Addresses.ts"
 import { WebhookSendFailed, WebhookSender, type WebhookAnswer } from "../../core/decisions/WebhookSender.ts"
 
 export interface WebhookSenderHttpConfig {

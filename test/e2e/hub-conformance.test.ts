@@ -9,7 +9,8 @@ import { ConformanceGroup } from "../../adapters/http/hub/ConformanceApi.ts"
 import { conformanceHandlers } from "../../adapters/http/hub/ConformanceHandlers.ts"
 import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
-import { isTunnelOrReservedAddress, ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
+import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
+import { isPrivateAddress } from "../../core/kernel/Addresses.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { FirstParty, firstPartyServices, type FirstPartySettings } from "../../apps/server/FirstParty.ts"
@@ -366,10 +367,10 @@ describe("operator endpoints: /api/v1/admin/services/{id}/conformance", () => {
 describe("ServiceProbeHttp", () => {
   it("lets a public address through, and an IPv6 one written in any spelling", () => {
     for (const ip of ["8.8.8.8", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e"]) {
-      assert.isFalse(isTunnelOrReservedAddress(ip), ip)
+      assert.isFalse(isPrivateAddress(ip), ip)
     }
     for (const ip of ["0:0:0:0:0:0:7f00:1", "::ffff:0:a00:1", "64:FF9B::A00:1", "not-an-address", "1::2::3"]) {
-      assert.isTrue(isTunnelOrReservedAddress(ip), ip)
+      assert.isTrue(isPrivateAddress(ip), ip)
     }
   })
 
