@@ -9,7 +9,7 @@ export interface EventCatalogEntry {
   readonly type: string
   readonly producer: string
   readonly isNotification: boolean
-  /** A JSON Schema (draft 2020-12 or 07 keywords) as plain JSON. */
+  /** A JSON Schema (draft-07 keywords, plus `$defs`) as plain JSON; core/hub/EventCatalog.ts compiles it. */
   readonly dataSchema: Readonly<Record<string, unknown>>
   readonly version: number
   readonly updatedAt: string

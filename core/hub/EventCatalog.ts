@@ -13,6 +13,24 @@ export const eventTypeMax = 200
 export const dataSchemaMaxBytes = 32 * 1024
 /** At most this many issues are reported for one invalid `data`. */
 const maxIssues = 20
+/** A reported field name is at most this long: it is built from the producer's own keys. */
+const fieldMax = 200
+
+/**
+ * The first `max` UTF-16 units of `text`, never ending in half of a surrogate pair: a lone surrogate is
+ * text Postgres refuses in jsonb, so a cut that made one would lose the row it was cut for.
+ */
+export const clipText = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return text.slice(0, end)
+}
+
+/** A field name from path segments, bounded (`…` marks a cut). */
+export const fieldName = (segments: ReadonlyArray<string>): string => {
+  const joined = segments.join(".")
+  return joined.length <= fieldMax ? joined : `${clipText(joined, fieldMax - 1)}…`
+}
 
 /**
  * `EventCatalogEntry.type` has the form `<service>.<noun>.<verb>`: the pattern of "Events" 2 with at least
@@ -49,17 +67,107 @@ const compile = (schema: Readonly<Record<string, unknown>>): ValidateFunction =>
   return ajv.compile(schema as never)
 }
 
+/**
+ * True when a regular expression can backtrack catastrophically on a string of the 64 KB an event may
+ * carry: a repeated group that itself repeats or alternates (`(a+)+`, `(a|a)*`, star height above one) or
+ * a back-reference. Conservative: it also refuses some patterns that are safe (`^[a-z]+(-[a-z]+)*$`); an
+ * operator can write those without the nesting. JavaScript has no linear-time engine to run them in.
+ */
+export const isBacktrackingPattern = (pattern: string): boolean => {
+  // One frame per open group: whether something in it repeats, and whether it has an alternation.
+  const groups: Array<{ repeats: boolean; alternates: boolean }> = [{ repeats: false, alternates: false }]
+  let closed: { repeats: boolean; alternates: boolean } | undefined
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    const top = groups[groups.length - 1]!
+    const quantifier = /^(?:[*+]|\{\d*,\d*\}|\{\d+\})/.exec(pattern.slice(i, i + 24))?.[0]
+    if (quantifier !== undefined) {
+      const bounds = /^\{(\d*)(,?)(\d*)\}$/.exec(quantifier)
+      const repeats = bounds === null || (bounds[2] === "," ? bounds[3] !== "1" : Number(bounds[1]) > 1)
+      if (repeats && closed !== undefined && (closed.repeats || closed.alternates)) return true
+      if (repeats) top.repeats = true
+      i += quantifier.length - 1
+      closed = undefined
+      continue
+    }
+    closed = undefined
+    if (c === "\\") {
+      if (/^(?:[1-9]|k<)/.test(pattern.slice(i + 1, i + 3))) return true
+      i++
+    } else if (c === "[") {
+      for (i++; i < pattern.length && pattern[i] !== "]"; i++) if (pattern[i] === "\\") i++
+    } else if (c === "(") {
+      groups.push({ repeats: false, alternates: false })
+    } else if (c === ")" && groups.length > 1) {
+      closed = groups.pop()!
+      const outer = groups[groups.length - 1]!
+      outer.repeats ||= closed.repeats
+      outer.alternates ||= closed.alternates
+    } else if (c === "|") {
+      top.alternates = true
+    }
+  }
+  return false
+}
+
+/** Every regular expression the schema holds: `pattern` values and `patternProperties` keys, at any depth. */
+const schemaPatterns = (schema: unknown): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const pending: Array<unknown> = [schema]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!Predicate.isObjectOrArray(node)) continue
+    const record = node as Record<string, unknown>
+    if (!Array.isArray(node)) {
+      if (Object.hasOwn(record, "pattern") && typeof record["pattern"] === "string") found.push(record["pattern"])
+      if (Object.hasOwn(record, "patternProperties") && Predicate.isObject(record["patternProperties"])) {
+        found.push(...Object.keys(record["patternProperties"]))
+      }
+    }
+    pending.push(...Object.values(record))
+  }
+  return found
+}
+
 /** Why a schema cannot be a catalog schema; undefined when it compiles. */
 export const dataSchemaProblem = (schema: unknown): string | undefined => {
-  if (!Predicate.isObject(schema) || Array.isArray(schema)) return "dataSchema must be a JSON Schema object."
-  if (JSON.stringify(schema).length > dataSchemaMaxBytes) return "dataSchema is too large."
+  if (!Predicate.isObject(schema)) return "dataSchema must be a JSON Schema object."
   if (Object.hasOwn(schema, "$async")) return "dataSchema must not be asynchronous."
+  if (schemaPatterns(schema).some(isBacktrackingPattern)) {
+    return "dataSchema has a pattern with nested repetition or a back-reference; write it without."
+  }
+  // Inside the try: a schema nested thousands deep overflows the stack of stringify and compile alike.
   try {
-    compile(schema as Record<string, unknown>)
+    if (JSON.stringify(schema).length > dataSchemaMaxBytes) return "dataSchema is too large."
+    compile(schema)
     return undefined
   } catch {
     return "dataSchema is not a valid JSON Schema."
   }
+}
+
+/**
+ * Our own words for a failed keyword: the validator's messages are its wording, can quote the schema at
+ * length (`must match pattern "…"`) and do not name an extra property.
+ */
+const keywordMessages: Readonly<Record<string, (params: Record<string, unknown>) => string>> = {
+  required: () => "is required",
+  additionalProperties: () => "is not allowed",
+  unevaluatedProperties: () => "is not allowed",
+  type: (params) => `must be of type ${fieldName([String(params["type"])])}`,
+  minLength: (params) => `must be at least ${String(params["limit"])} characters`,
+  maxLength: (params) => `must be at most ${String(params["limit"])} characters`,
+  minItems: (params) => `must have at least ${String(params["limit"])} items`,
+  maxItems: (params) => `must have at most ${String(params["limit"])} items`,
+  minimum: (params) => `must be at least ${String(params["limit"])}`,
+  maximum: (params) => `must be at most ${String(params["limit"])}`,
+  exclusiveMinimum: (params) => `must be greater than ${String(params["limit"])}`,
+  exclusiveMaximum: (params) => `must be less than ${String(params["limit"])}`,
+  pattern: () => "does not match the expected pattern",
+  format: (params) => `must be a valid ${fieldName([String(params["format"])])}`,
+  enum: () => "is not one of the allowed values",
+  const: () => "is not the allowed value",
+  uniqueItems: () => "must not have duplicate items"
 }
 
 const toIssue = (error: ErrorObject): DataIssue => {
@@ -67,11 +175,13 @@ const toIssue = (error: ErrorObject): DataIssue => {
     .split("/")
     .filter((segment) => segment.length > 0)
     .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
-  const missing =
-    error.keyword === "required" && typeof error.params["missingProperty"] === "string"
-      ? [error.params["missingProperty"]]
-      : []
-  return { in: "body", field: ["data", ...path, ...missing].join("."), message: error.message ?? "is invalid" }
+  const params = error.params as Record<string, unknown>
+  // The property a `required` or `additionalProperties` failure is about, as the last segment of the field.
+  const named = [params["missingProperty"], params["additionalProperty"], error.propertyName].filter(
+    (key): key is string => typeof key === "string"
+  )
+  const message = Object.hasOwn(keywordMessages, error.keyword) ? keywordMessages[error.keyword]!(params) : "is invalid"
+  return { in: "body", field: fieldName(["data", ...path, ...named.slice(0, 1)]), message }
 }
 
 export interface CatalogAddition {

@@ -9,6 +9,7 @@ import {
   bodyIssues,
   checkDeliveryHeaders,
   checkEventIdHeader,
+  checkStorable,
   claimedProducer,
   InboundEvent,
   isUsageType,
@@ -56,7 +57,7 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true })
  * the signature check: size (413); the delivery headers (400); JSON (400 INVALID_JSON, read only to find
  * the producer whose key verifies it); AUTH-2 with that producer's signing key (401, the same for an
  * unknown or suspended producer, a bad or a stale signature); the producer's quota (429); the envelope
- * (400); the header id against the body id (400); the catalog: type known (400 UNKNOWN_EVENT_TYPE), owned
+ * (400), its text and nesting storable (400); the header id against the body id (400); the catalog: type known (400 UNKNOWN_EVENT_TYPE), owned
  * by this producer (403); `data` against the type's schema (400 with details); the usage rule (400/403);
  * then insert-if-absent on (service, id): `accepted` only once the row is committed, else `duplicate`.
  */
@@ -127,6 +128,8 @@ export class EventIngest extends Context.Service<
             })
           }
           const event = decoded.success
+          const textProblem = checkStorable(event)
+          if (textProblem !== undefined) return yield* textProblem
           const idProblem = checkEventIdHeader(headers.eventId!, event)
           if (idProblem !== undefined) return yield* idProblem
 

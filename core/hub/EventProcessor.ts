@@ -6,21 +6,32 @@ import { BellChannel, ChatChannel, EmailChannel, PushChannel } from "./Channels.
 import type { ChannelName } from "./Directory.ts"
 import { Directory } from "./Directory.ts"
 import { EmailQueue } from "./EmailQueue.ts"
-import { EventCatalog } from "./EventCatalog.ts"
+import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
 import { NotificationStore } from "./NotificationStore.ts"
 
 const text = (data: Record<string, unknown>, key: string, max: number): string | null => {
   const value = Object.hasOwn(data, key) ? data[key] : undefined
-  return typeof value === "string" && value.length > 0 ? value.slice(0, max) : null
+  return typeof value === "string" && value.length > 0 ? clipText(value, max) : null
+}
+
+/**
+ * A link a feed may render: a workspace-relative path or an http(s) URL. Anything else (`javascript:`,
+ * `data:`, a protocol-relative `//host`) is dropped: a catalog schema may say only "a string" or "a uri",
+ * and the feed is shown to the user inside the workspace.
+ */
+const safeLink = (url: string | null): string | null => {
+  if (url === null) return null
+  if (url.startsWith("/")) return /^\/[/\\]/.test(url) ? null : url
+  return URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol) ? url : null
 }
 
 /**
  * What a notification shows, read from the event's `data` (already checked against the type's schema):
  * `title`, `body`, `url`, `category` (the first-party shape, core/hub/FirstPartyCatalog.ts). The task
  * inbox's events name their target `link` and their text `reason`, so those stand in for `url` and `body`.
- * A type whose schema has no title shows its type name.
+ * A type whose schema has no title shows its type name; a link that is not a path or http(s) is dropped.
  */
 export const notificationContent = (
   type: string,
@@ -30,7 +41,7 @@ export const notificationContent = (
   return {
     title: text(fields, "title", 200) ?? type,
     body: text(fields, "body", 2000) ?? text(fields, "reason", 2000),
-    url: text(fields, "url", 2048) ?? text(fields, "link", 2048),
+    url: safeLink(text(fields, "url", 2048) ?? text(fields, "link", 2048)),
     category: text(fields, "category", 64)
   }
 }
@@ -122,6 +133,16 @@ export class EventProcessor extends Context.Service<
 
         const processOne = (event: StoredEvent, nowIso: string) =>
           Effect.gen(function* () {
+            // Claimed more often than allowed without ever failing: earlier attempts died with their
+            // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
+            if (event.attempts > maxAttempts) {
+              yield* Effect.logError("event processing never finished; giving up", {
+                service: event.service,
+                eventId: event.id,
+                attempts: event.attempts
+              })
+              return yield* store.finish(event.service, event.id, "failed", nowIso)
+            }
             const entry = yield* catalog.find(event.type)
             if (entry?.isNotification === true) yield* notify(event, nowIso)
             yield* store.finish(event.service, event.id, "processed", nowIso)

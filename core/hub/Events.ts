@@ -4,7 +4,8 @@ import { ValidationError } from "../kernel/Errors.ts"
 import { isUlid } from "../kernel/Ids.ts"
 import { isIsoDateTime } from "../kernel/Timestamp.ts"
 import type { Installation } from "./Directory.ts"
-import { eventTypeMax, eventTypePattern } from "./EventCatalog.ts"
+import { eventTypeMax, eventTypePattern, fieldName } from "./EventCatalog.ts"
+import { serviceIdPattern } from "./Registry.ts"
 
 /**
  * Event delivery (document 1, "POST /api/webhooks/events", "InboundEvent", "Events"): the body's schema
@@ -68,12 +69,58 @@ export const checkDeliveryHeaders = (headers: EventHeaders): ValidationError | u
 
 /**
  * The producer the body names, read before anything is trusted: only to choose the key that verifies the
- * signature. Undefined when the body names none (then nothing can verify it: 401).
+ * signature. Undefined when the body names none, or a name no service can have (then nothing can verify
+ * it: 401), so unauthenticated input reaches the service store only in the shape of a service id.
  */
 export const claimedProducer = (body: unknown): string | undefined => {
   if (!Predicate.isObject(body) || Array.isArray(body) || !Object.hasOwn(body, "service")) return undefined
   const service = (body as Record<string, unknown>)["service"]
-  return typeof service === "string" && service.length > 0 && service.length <= 64 ? service : undefined
+  return typeof service === "string" && serviceIdPattern.test(service) ? service : undefined
+}
+
+/** How deep `data` may nest: deeper JSON overflows the stack of whatever copies or stores it (and jsonb's). */
+export const dataDepthMax = 64
+/** At most this many unstorable places are reported. */
+const maxTextIssues = 20
+
+/** U+0000 or a surrogate without its pair: Postgres refuses both in text and jsonb. */
+const unstorable = (text: string): boolean =>
+  text.includes("\u0000") || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+
+/**
+ * Whether the event can be stored as it came, the same on every adapter: JSON may escape a NUL or half a
+ * surrogate pair, and may nest deeper than any stack copies; accepted by memory, such an event would be a
+ * 500 on SQL that the producer retries for 12 hours. Refused as a permanent 400 instead. Walked without
+ * recursion, since the depth is what is being checked.
+ */
+export const checkStorable = (event: InboundEvent): ValidationError | undefined => {
+  const issues: Array<{ in: "body"; field: string; message: string }> = []
+  const issue = (path: ReadonlyArray<string>, message: string) =>
+    issues.push({ in: "body", field: fieldName(path), message })
+  if (event.subject.companyId !== undefined && unstorable(event.subject.companyId)) {
+    issue(["subject", "companyId"], "must not contain U+0000 or an unpaired surrogate")
+  }
+  const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [
+    { value: event.data, path: ["data"] }
+  ]
+  while (pending.length > 0 && issues.length < maxTextIssues) {
+    const { value, path } = pending.pop()!
+    if (typeof value === "string") {
+      if (unstorable(value)) issue(path, "must not contain U+0000 or an unpaired surrogate")
+    } else if (Predicate.isObjectOrArray(value)) {
+      if (path.length > dataDepthMax) {
+        issue(path.slice(0, dataDepthMax + 1), `must not nest deeper than ${dataDepthMax} levels`)
+        break
+      }
+      for (const [key, child] of Object.entries(value)) {
+        if (unstorable(key)) issue(path, "must not have a key with U+0000 or an unpaired surrogate")
+        pending.push({ value: child, path: [...path, key] })
+      }
+    }
+  }
+  return issues.length === 0
+    ? undefined
+    : new ValidationError({ message: "The event holds text or nesting that cannot be stored.", details: issues })
 }
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

@@ -237,6 +237,32 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           assert.deepStrictEqual(mine(yield* queue.claim(at(2034), at(2034, 60), 100)), [])
         })
       )
+
+      it.effect("concurrent claims never hand out the same notification twice", () =>
+        Effect.gen(function* () {
+          const queue = yield* EmailQueue
+          const prefix = `usr_c_${randomUUID()}`
+          const users = Array.from({ length: 40 }, (_, i) => `${prefix}_${String(i).padStart(2, "0")}`)
+          const queued = users.flatMap((userId, i) =>
+            [0, 1, 2].map((k) => notificationOf(userId, { createdAt: at(2004, i * 3 + k) }))
+          )
+          yield* Effect.forEach(queued, (n) => queue.enqueue(n), { discard: true })
+          const mine = (batches: ReadonlyArray<EmailBatch>) => batches.filter((b) => b.userId.startsWith(prefix))
+          // Several batchers at once, round after round, each lease passing before the next round.
+          const handedOut: Array<string> = []
+          for (let round = 0; round < 12 && handedOut.length < queued.length; round++) {
+            const claims = yield* Effect.forEach(
+              Array.from({ length: 12 }),
+              () => queue.claim(at(2035, round * 100), at(2035, round * 100 + 60), 3),
+              { concurrency: "unbounded" }
+            )
+            const ids = claims.flatMap((batches) => mine(batches).flatMap((b) => b.items.map((item) => item.id)))
+            yield* queue.markSent(ids, at(2035, round * 100 + 1))
+            handedOut.push(...ids)
+          }
+          assert.strictEqual(new Set(handedOut).size, handedOut.length)
+        })
+      )
     })
   })
 }

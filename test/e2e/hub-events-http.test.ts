@@ -164,6 +164,68 @@ describe("POST /api/webhooks/events over HTTP", () => {
       )
   )
 
+  it.live(
+    "unknown, suspended or oddly named producer and bad, stale or missing signature: one 401, byte for byte",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { baseUrl, run } = yield* serve()
+          const acmeKey = yield* run(registerProducer("acme"))
+          const goneKey = yield* run(registerProducer("gone"))
+          yield* run(Registry.use((registry) => registry.suspend("gone")))
+          yield* addAcmeType(baseUrl)
+          const as = (service: string) => {
+            const event = notification("acme", "ada@example.com", "Hi")
+            return { ...event, body: event.body.replace('"service":"acme"', `"service":${JSON.stringify(service)}`) }
+          }
+          const ghost = as("ghost")
+          const gone = as("gone")
+          const odd = as("Acme ")
+          const good = notification("acme", "ada@example.com", "Hi")
+          const answers = [
+            yield* deliverHttp(baseUrl, { secret: "any-key", body: ghost.body, eventId: ghost.id }),
+            yield* deliverHttp(baseUrl, { secret: goneKey, body: gone.body, eventId: gone.id }),
+            yield* deliverHttp(baseUrl, { secret: acmeKey, body: odd.body, eventId: odd.id }),
+            yield* deliverHttp(baseUrl, { secret: "not-the-key", body: good.body, eventId: good.id }),
+            yield* deliverHttp(baseUrl, {
+              secret: acmeKey,
+              body: good.body,
+              eventId: good.id,
+              timestamp: nowSeconds() - 301
+            }),
+            yield* deliverHttp(baseUrl, {
+              secret: acmeKey,
+              body: good.body,
+              eventId: good.id,
+              timestamp: nowSeconds() + 301
+            }),
+            yield* request(`${baseUrl}/api/webhooks/events`, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                "x-platform-timestamp": String(nowSeconds()),
+                "x-platform-event-id": good.id,
+                "x-platform-delivery": "dlv_unsigned"
+              },
+              body: good.body
+            })
+          ]
+          const shape = (answer: (typeof answers)[number]) => ({
+            status: answer.status,
+            text: answer.text,
+            headers: [...answer.headers.entries()].filter(([name]) => name !== "date")
+          })
+          assert.strictEqual(answers[0]!.status, 401)
+          for (const answer of answers.slice(1)) assert.deepStrictEqual(shape(answer), shape(answers[0]!))
+          // Within the skew the same delivery is accepted: the refusals above were the signature's alone.
+          assert.strictEqual(
+            (yield* deliverHttp(baseUrl, { secret: acmeKey, body: good.body, eventId: good.id })).status,
+            202
+          )
+        })
+      )
+  )
+
   it.live("past the per-service quota answers 429 RATE_LIMITED with Retry-After", () =>
     Effect.scoped(
       Effect.gen(function* () {

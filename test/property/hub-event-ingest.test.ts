@@ -8,7 +8,7 @@ import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventStore } from "../../core/hub/EventStore.ts"
 import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
-import type { EventHeaders } from "../../core/hub/Events.ts"
+import { claimedProducer, dataDepthMax, type EventHeaders } from "../../core/hub/Events.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { hubEventsSqlOn, hubEventsStack, registerProducer, signedDelivery } from "../support/HubEvents.ts"
@@ -276,6 +276,44 @@ describe("event ingest (memory)", () => {
     }
     const accepted = usage({ companyId: "org_installed" })
     assert.strictEqual((await run(deliver(accepted.delivery))).status, "accepted")
+  })
+
+  it("data a store cannot hold (U+0000, half a surrogate pair, nesting past the limit) is a 400, never stored", async () => {
+    // Built as text: JSON this deep overflows the stack of JSON.stringify, which is the point.
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}"leaf"${"}".repeat(levels)}`
+    const send = (dataJson: string, subject: Record<string, unknown> = {}) => {
+      const body = eventBody({ data: "DATA", subject: { email: "ada@example.com", ...subject } })
+      const text = JSON.stringify(body).replace('"DATA"', dataJson)
+      return {
+        id: body.id,
+        delivery: signedDelivery({ secret: keys.acmeKey, body: text, timestamp: nowSeconds(), eventId: body.id })
+      }
+    }
+    for (const [dataJson, subject] of [
+      ['{"title":"T","note":"a\\u0000b"}', {}],
+      ['{"title":"T","note":"broken \\ud83d pair"}', {}],
+      ['{"title":"T","key\\udc00":1}', {}],
+      ['{"title":"T","list":[{"deep":"\\udfff"}]}', {}],
+      ['{"title":"T"}', { companyId: "org\u0000" }],
+      // `data` is the first level, so this nests one level past the limit.
+      [`{"title":"T","a":${nested(dataDepthMax)}}`, {}],
+      [`{"title":"T","a":${nested(10_000)}}`, {}],
+      [`{"title":"T","a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`, {}]
+    ] as const) {
+      const { id, delivery } = send(dataJson, subject)
+      assert.strictEqual(await run(refusal(delivery)), "ValidationError", dataJson.slice(0, 80))
+      assert.strictEqual(await run(stored("acme", id)), undefined)
+    }
+    const fine = send(`{"title":"T","emoji":"\\ud83d\\ude00","a":${nested(dataDepthMax - 1)}}`)
+    assert.strictEqual((await run(deliver(fine.delivery))).status, "accepted")
+  })
+
+  it("only a name shaped like a service id is looked up to verify a signature", () => {
+    assert.strictEqual(claimedProducer({ service: "acme" }), "acme")
+    for (const service of ["a\u0000b", "Acme", "schema-analysis ", "x".repeat(64), "", 7]) {
+      assert.isUndefined(claimedProducer({ service }), String(service))
+    }
+    assert.isUndefined(claimedProducer(["acme"]))
   })
 
   it("a body over 64 KB is refused before anything else; invalid JSON is InvalidJson; missing delivery headers are 400", async () => {

@@ -1,14 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { monotonicFactory } from "ulid"
-import { EventCatalog } from "../../core/hub/EventCatalog.ts"
+import { dataSchemaProblem, EventCatalog, isBacktrackingPattern } from "../../core/hub/EventCatalog.ts"
 import { EventProcessor, notificationContent } from "../../core/hub/EventProcessor.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
 import { ChannelRecordings } from "../../core/hub/Channels.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { notificationDataSchema, seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { NotificationStore } from "../../core/hub/NotificationStore.ts"
+import { Registry } from "../../core/hub/Registry.ts"
 import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
 
 const ulid = monotonicFactory()
@@ -124,6 +125,26 @@ describe("EventProcessor", () => {
       assert.strictEqual(yield* processor.runDue(), 0)
     }).pipe(Effect.provide(stack))
   )
+
+  it.effect("an event whose processor dies every time is given up after the attempt limit, not claimed forever", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const store = yield* EventStore
+      const poison = event()
+      yield* store.insert(poison)
+      // Three processors claim it and die before finishing (maxAttempts is 3 in this stack).
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const now = yield* Clock.currentTimeMillis
+        yield* store.claim(new Date(now).toISOString(), new Date(now + 60_000).toISOString(), 10)
+        yield* TestClock.adjust(60_000)
+      }
+      assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 1)
+      assert.strictEqual((yield* store.find("acme", poison.id))?.status, "failed")
+      assert.deepStrictEqual(yield* NotificationStore.use((n) => n.feed("usr_ada", 10)), [])
+      yield* TestClock.adjust(60_000)
+      assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 0)
+    }).pipe(Effect.provide(stack))
+  )
 })
 
 describe("notificationContent", () => {
@@ -148,12 +169,41 @@ describe("notificationContent", () => {
       category: null
     })
   })
+
+  it("keeps workspace paths and http(s) links, and drops any other link", () => {
+    const url = (data: Record<string, unknown>) => notificationContent("x.notification.created", data).url
+    assert.strictEqual(url({ url: "/inbox?x=1" }), "/inbox?x=1")
+    assert.strictEqual(url({ link: "https://tasks.example/tasks/1" }), "https://tasks.example/tasks/1")
+    for (const link of [
+      "javascript:alert(1)",
+      "JavaScript:alert(1)",
+      "data:text/html,x",
+      "//evil.example/x",
+      "/\\evil.example",
+      "mailto:a@b.c"
+    ]) {
+      assert.isNull(url({ link }), link)
+      assert.isNull(url({ url: link }), link)
+    }
+  })
+
+  it("cuts a long title on a character boundary, never leaving half of a surrogate pair", () => {
+    // 'x' then emoji: unit 199 is the first half of a pair, so a plain cut at 200 would split it.
+    const content = notificationContent("acme.notification.created", { title: `x${"\u{1F600}".repeat(150)}` })
+    assert.strictEqual(content.title.length, 199)
+    assert.isFalse(/[\ud800-\udbff]$/.test(content.title))
+  })
 })
+
+/** `tasks` is a platform id: only the server's configuration registers it. */
+const registerTasks = Registry.use((registry) =>
+  registry.registerFirstParty({ id: "tasks", displayName: "Tasks", baseUrl: "https://tasks.example", credentials: {} })
+)
 
 describe("seedFirstPartyCatalog", () => {
   it.effect("skips a type whose producer is not registered, and keeps what an operator changed", () =>
     Effect.gen(function* () {
-      yield* registerProducer("tasks")
+      yield* registerTasks
       yield* seedFirstPartyCatalog
       assert.deepStrictEqual(
         (yield* EventCatalog.use((c) => c.list())).map((e) => e.type),
@@ -171,7 +221,7 @@ describe("seedFirstPartyCatalog", () => {
 
   it.effect("the task inbox's delegation notification satisfies the seeded tasks schema", () =>
     Effect.gen(function* () {
-      yield* registerProducer("tasks")
+      yield* registerTasks
       yield* seedFirstPartyCatalog
       const catalog = yield* EventCatalog
       const entry = (yield* catalog.find("tasks.notification.created"))!
@@ -188,6 +238,67 @@ describe("seedFirstPartyCatalog", () => {
         catalog.checkData(entry, { ...data, title: "", link: "not a url" }).map((issue) => issue.field),
         ["data.title", "data.link"]
       )
+    }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("catalog schemas and data issues", () => {
+  it("patterns that can backtrack catastrophically are refused; ordinary ones pass", () => {
+    for (const pattern of [
+      "^(a+)+$",
+      "(a|b)*",
+      "(\\w+\\s?)*$",
+      "(a*)*",
+      "(x{2,})+",
+      "((ab)*c)+",
+      "^(a)\\1$",
+      "(?<n>a)\\k<n>"
+    ]) {
+      assert.isTrue(isBacktrackingPattern(pattern), pattern)
+    }
+    for (const pattern of [
+      "^/(?![/\\\\])",
+      "^[a-z]+$",
+      "^\\d{4}-\\d{2}$",
+      "(ab)?c*",
+      "^(a|b)$",
+      "^(ab){1,3}$",
+      "[(+]*",
+      "(a+){1}"
+    ]) {
+      assert.isFalse(isBacktrackingPattern(pattern), pattern)
+    }
+    assert.isString(dataSchemaProblem({ type: "string", pattern: "^(a+)+$" }))
+    assert.isString(
+      dataSchemaProblem({ type: "object", properties: { x: { type: "array", items: { pattern: "(a|a)*$" } } } })
+    )
+    assert.isString(dataSchemaProblem({ type: "object", patternProperties: { "^(a+)+$": {} } }))
+    assert.isString(dataSchemaProblem({ allOf: [{ type: "string" }, { pattern: "(a|ab)*c" }] }))
+    // Nested thousands deep (an operator's body may be 64 KB of it): refused, not a crash.
+    assert.isString(dataSchemaProblem(JSON.parse(`${'{"not":'.repeat(20_000)}{}${"}".repeat(20_000)}`)))
+    assert.isUndefined(dataSchemaProblem(notificationDataSchema))
+  })
+
+  it.effect("data issues are in the hub's words, name the extra property, and stay bounded", () =>
+    Effect.gen(function* () {
+      yield* registerProducer("acme")
+      const catalog = yield* EventCatalog
+      const entry = yield* catalog.add({
+        type: "acme.thing.checked",
+        producer: "acme",
+        dataSchema: {
+          type: "object",
+          additionalProperties: false,
+          properties: { code: { type: "string", pattern: "^[A-Z]{3}$" }, n: { type: "integer", maximum: 9 } }
+        }
+      })
+      const longKey = "k".repeat(5000)
+      const issues = catalog.checkData(entry, { code: "abc", n: 10, [longKey]: 1 })
+      assert.deepStrictEqual(issues, [
+        { in: "body", field: `data.${"k".repeat(194)}…`, message: "is not allowed" },
+        { in: "body", field: "data.code", message: "does not match the expected pattern" },
+        { in: "body", field: "data.n", message: "must be at most 9" }
+      ])
     }).pipe(Effect.provide(stack))
   )
 })

@@ -24,8 +24,8 @@ const oldestFirst = (a: Notification, b: Notification) =>
 
 /**
  * The EmailQueue port over `hub.email_queue` (0005_notifications.ts). A claim takes the users with the
- * oldest unleased items and leases all their unleased items in one UPDATE (rows locked with SKIP LOCKED,
- * so two batchers never send the same item). SQL failures are defects.
+ * oldest unleased items and leases all their unleased items in one UPDATE (rows locked with SKIP LOCKED and
+ * rechecked once locked, so two batchers never send the same item). SQL failures are defects.
  */
 export const EmailQueueSql: Layer.Layer<EmailQueue, never, SqlClient.SqlClient> = Layer.effect(
   EmailQueue,
@@ -34,17 +34,20 @@ export const EmailQueueSql: Layer.Layer<EmailQueue, never, SqlClient.SqlClient> 
     const claimRows = SqlSchema.findAll({
       Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, maxUsers: Schema.Int }),
       Result: Row,
+      // The "due" conditions are repeated in the locking SELECT on purpose: Postgres rechecks only that
+      // SELECT's own conditions on a row another batcher leased (and committed) after this statement's
+      // snapshot, so with them only in the CTE two batchers could both claim, and send, the same items.
       execute: ({ nowIso, leaseUntilIso, maxUsers }) => sql`
-        WITH due AS (
-          SELECT notification_id, user_id, created_at FROM hub.email_queue
+        WITH users AS (
+          SELECT user_id FROM hub.email_queue
           WHERE sent_at IS NULL AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)
-        ), users AS (
-          SELECT user_id FROM due GROUP BY user_id ORDER BY min(created_at), user_id LIMIT ${maxUsers}
+          GROUP BY user_id ORDER BY min(created_at), user_id LIMIT ${maxUsers}
         )
         UPDATE hub.email_queue SET lease_until = ${leaseUntilIso}::timestamptz
         WHERE notification_id IN (
           SELECT notification_id FROM hub.email_queue
-          WHERE notification_id IN (SELECT notification_id FROM due WHERE user_id IN (SELECT user_id FROM users))
+          WHERE user_id IN (SELECT user_id FROM users)
+            AND sent_at IS NULL AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)
           FOR UPDATE SKIP LOCKED)
         RETURNING item`
     })
