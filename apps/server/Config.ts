@@ -15,7 +15,17 @@ export const SecretNames = [
 ] as const
 export type SecretName = (typeof SecretNames)[number]
 
-const secret = (name: SecretName) => Config.option(Config.Redacted(name))
+/** A secret is at least 16 characters without white space: a short or blank key is a mistake, refused at start. */
+export const secretMinLength = 16
+const SecretText = Schema.String.check(
+  Schema.makeFilter(
+    (text: string) =>
+      (text.length >= secretMinLength && !/\s/.test(text)) ||
+      `must be at least ${secretMinLength} characters without white space`
+  )
+)
+
+const secret = (name: SecretName) => Config.option(Config.schema(SecretText, name).pipe(Config.map(Redacted.make)))
 
 /** Seconds, comma-separated (core/decisions/WebhookDelivery.ts `parseRetrySchedule`). */
 const RetrySchedule = Schema.String.check(

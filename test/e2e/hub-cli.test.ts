@@ -108,7 +108,7 @@ describe("CLI against a served operator API", () => {
       })
       assert.deepInclude(identity, { email: "ada@example.com", companyId: created.org.id, orgRole: "VIEWER" })
 
-      const wrongKey = yield* cli(["service", "list", ...hub], { HUB_ADMIN_KEY: "not-the-key" })
+      const wrongKey = yield* cli(["service", "list", ...hub], { HUB_ADMIN_KEY: "not-the-key-0123456789" })
       assert.strictEqual(wrongKey.code, 1)
       assert.match(wrongKey.stderr, /\S/)
     })
