@@ -3,8 +3,8 @@ import { outcomeOf, parseCommand } from "../../apps/server/CliCommands.ts"
 
 describe("CLI argument handling", () => {
   it("turns each operator command into one call of the operator API", () => {
-    assert.deepStrictEqual(parseCommand(["org", "create", "--name", "Acme", "--hub", "http://hub.test"]), {
-      hub: "http://hub.test",
+    assert.deepStrictEqual(parseCommand(["org", "create", "--name", "Acme", "--hub", "https://hub.test"]), {
+      hub: "https://hub.test",
       command: { _tag: "ApiCall", method: "POST", path: "/api/v1/admin/orgs", body: { name: "Acme" }, print: "data" }
     })
     assert.deepInclude(
@@ -77,7 +77,7 @@ describe("CLI argument handling", () => {
   })
 
   it("prints data on success, the token alone for tokens, and the envelope's message on failure", () => {
-    const hub = "http://hub.test"
+    const hub = "https://hub.test"
     assert.deepStrictEqual(
       outcomeOf(hub, { _tag: "Answered", status: 201, body: { data: { org: { id: "o1" } } } }, "data"),
       {
@@ -101,7 +101,7 @@ describe("CLI argument handling", () => {
       { stderr: "Taken.\n", exitCode: 1 }
     )
     assert.deepStrictEqual(outcomeOf(hub, { _tag: "Unreachable" }, "data"), {
-      stderr: "Could not reach the hub at http://hub.test.\n",
+      stderr: "Could not reach the hub at https://hub.test.\n",
       exitCode: 1
     })
   })
