@@ -28,16 +28,7 @@ export const ProbeNames = [
 export type ProbeName = (typeof ProbeNames)[number]
 
 /** The checks of a report, in the order they are listed. */
-export const CheckNames = [
-  "health",
-  "ready",
-  "version",
-  "manifest",
-  "manifestWithoutKey",
-  "manifestWrongKey",
-  "wrongAudience",
-  "errorBodies"
-] as const
+export const CheckNames = [...ProbeNames, "errorBodies"] as const
 export type CheckName = (typeof CheckNames)[number]
 
 /** A probe's outcome: the service's answer, or no answer at all. */
