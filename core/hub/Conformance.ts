@@ -6,6 +6,7 @@ import { NotFound, type NotConfigured } from "../kernel/Errors.ts"
 import { Hub } from "../kernel/Limits.ts"
 import { ContractVersion, Manifest, Tier } from "../kernel/Manifest.ts"
 import { isUserSafe } from "../kernel/SafeMessage.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { Registry } from "./Registry.ts"
 import { ServiceProbe, type ProbeAnswer, type ProbeFailed, type ProbeRequest } from "./ServiceProbe.ts"
 import type { ConformanceCheck, ConformanceReport, RegisteredService } from "./ServiceStore.ts"
@@ -338,7 +339,7 @@ export class Conformance extends Context.Service<
               >,
               { concurrency: 4 }
             )
-            const ranAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+            const ranAt = isoAt(yield* Clock.currentTimeMillis)
             const report = conformanceReport(evaluate(service, answers), ranAt)
             yield* registry.recordConformance(serviceId, report)
             return report

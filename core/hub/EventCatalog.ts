@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { Clock, Context, Effect, Layer, Predicate } from "effect"
 import { isEmail } from "../kernel/Email.ts"
 import { ValidationError } from "../kernel/Errors.ts"
@@ -217,7 +218,7 @@ export class EventCatalog extends Context.Service<
       const store = yield* CatalogStore
       const services = yield* ServiceStore
       const validators = new Map<string, { readonly version: number; readonly validate: ValidateFunction }>()
-      const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+      const nowIso = Effect.map(Clock.currentTimeMillis, isoAt)
 
       const checked = (input: CatalogAddition) =>
         Effect.gen(function* () {

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { Conflict, NotFound, ValidationError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
@@ -284,7 +285,7 @@ export class Identity extends Context.Service<
       const ids = yield* IdGenerator
       const now = Effect.map(Clock.currentTimeMillis, (ms) => ({
         seconds: Math.floor(ms / 1000),
-        iso: new Date(ms).toISOString()
+        iso: isoAt(ms)
       }))
       const valid = <A>(value: A | ValidationError): Effect.Effect<A, ValidationError> =>
         value instanceof ValidationError ? Effect.fail(value) : Effect.succeed(value as A)

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { mint } from "../auth/IdentityToken.ts"
 import { Forbidden, NotFound, type NotConfigured, ValidationError } from "../kernel/Errors.ts"
 import { Hub } from "../kernel/Limits.ts"
@@ -79,7 +80,7 @@ export class IdentityTokens extends Context.Service<
             })
             return {
               token,
-              expiresAt: new Date((nowSeconds + Hub.identityTokenLifetimeSeconds) * 1000).toISOString()
+              expiresAt: isoAt((nowSeconds + Hub.identityTokenLifetimeSeconds) * 1000)
             }
           })
         })

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { issueSecret } from "../auth/IssuedSecret.ts"
 import { open, seal } from "../auth/SecretBox.ts"
 import { Conflict, Forbidden, NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
@@ -154,7 +155,7 @@ export class Registry extends Context.Service<
       Effect.gen(function* () {
         const store = yield* ServiceStore
         const key = config.secretsKey !== undefined && config.secretsKey.length > 0 ? config.secretsKey : undefined
-        const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+        const nowIso = Effect.map(Clock.currentTimeMillis, isoAt)
 
         const sealAll = (secretsKey: string, credentials: Credentials): SealedCredentials =>
           Object.fromEntries(CredentialKinds.map((kind) => [kind, seal(secretsKey, credentials[kind])])) as never

@@ -1,4 +1,5 @@
 import { Cause, Clock, Effect } from "effect"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { verify } from "../auth/IdentityToken.ts"
 import { constantTimeEqual } from "../auth/StaticKey.ts"
 import { Forbidden, NotFound, Unauthorized, Unavailable } from "../kernel/Errors.ts"
@@ -161,7 +162,7 @@ export const authorize = Effect.fn("RegistryAuthorization.authorize")(function* 
         max: Hub.registryPermissionsMax
       })
     },
-    expiresAt: new Date(identity.expiresAt * 1000).toISOString(),
-    asOf: new Date(nowMs).toISOString()
+    expiresAt: isoAt(identity.expiresAt * 1000),
+    asOf: isoAt(nowMs)
   } satisfies RegistryAuthorization as RegistryAuthorization
 })

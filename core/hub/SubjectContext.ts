@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { isoAt } from "../kernel/Timestamp.ts"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { NotFound } from "../kernel/Errors.ts"
 import type { Tier } from "../kernel/Manifest.ts"
@@ -188,6 +189,6 @@ export const loadSubjectContext = Effect.fn("SubjectContext.load")(function* (ca
       .filter((s) => s.status === "live")
       .map((s) => ({ id: s.id, firstParty: s.firstParty }))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    now: new Date(nowMs).toISOString()
+    now: isoAt(nowMs)
   })
 })
