@@ -1,0 +1,21 @@
+import { Effect, Layer } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import { Transactions } from "../../core/kernel/Transactions.ts"
+
+/**
+ * Units of work as database transactions: every statement inside `atomically` runs on the transaction's
+ * connection (a nested unit is a savepoint), and `afterCommit` is the SQL client's own after-commit hook.
+ * A failure to begin or commit is a defect, answered like any unreachable database.
+ */
+export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClient> = Layer.effect(
+  Transactions,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    Transactions.of({
+      atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql
+          .withTransaction(effect)
+          .pipe(Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(error))) as Effect.Effect<A, E, R>,
+      afterCommit: (effect) => sql.afterCommit(effect)
+    })
+  )
+)

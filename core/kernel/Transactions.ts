@@ -1,0 +1,24 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * One unit of work: every write that store ports make inside `atomically` commits together, or none does.
+ * This is how a mutation keeps its idempotency record, its change, the outbox rows it implies and its
+ * stored response in one step, so a crash at any instant leaves either all of it or nothing.
+ *
+ * - A nested `atomically` joins the unit it runs in; if the inner effect fails, its own writes are undone
+ *   (a savepoint) and the outer unit goes on.
+ * - A failure (typed error, defect or interruption) of the outermost effect undoes the whole unit.
+ * - `afterCommit` runs its effect once the outermost unit has committed, or at once outside a unit, and
+ *   never when the unit is undone: wake-ups of waiters and workers go there, so nobody is woken to read a
+ *   change that is not visible yet. It is best effort (lost if the process dies right after the commit):
+ *   work that must happen belongs in an outbox row written inside the unit.
+ *
+ * Infrastructure failures (the database unreachable, a failed commit) are defects, as for every port.
+ */
+export class Transactions extends Context.Service<
+  Transactions,
+  {
+    readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
+  }
+>()("core/kernel/Transactions") {}
