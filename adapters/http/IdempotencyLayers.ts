@@ -3,13 +3,15 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   fingerprintRequest,
   IdempotencyConflict,
-  IdempotencyInProgress,
+  IdempotencyUnavailable,
   runIdempotent,
   validateIdempotencyKey,
   type RunIdempotentOptions
 } from "../../core/idempotency/Idempotency.ts"
 import { IdempotencyStore, type KeptResponse } from "../../core/idempotency/IdempotencyStore.ts"
-import { domainErrorResponse, type CodeDialect } from "./ErrorResponse.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
+import { envelopeRenderer, type ErrorRenderer } from "./ErrorEnvelopeMiddleware.ts"
+import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
 import { IdempotencyOptional, IdempotencyRequired, IdempotencyScope } from "./IdempotencyMiddleware.ts"
 
 const decoder = new TextDecoder()
@@ -40,35 +42,48 @@ class NotKeepable {
   constructor(readonly response: HttpServerResponse.HttpServerResponse) {}
 }
 
+export interface IdempotencyLayersOptions extends RunIdempotentOptions {
+  readonly dialect: CodeDialect
+  /** How the service renders its error bodies (the envelope unless it has its own shape). */
+  readonly render?: ErrorRenderer | undefined
+}
+
 /**
- * Document 1 and issue 2: a mutation with `Idempotency-Key` runs once per (caller, key); a replay answers
- * the kept status and body unchanged; the same key with another request is `idempotency_conflict` (409);
- * a duplicate arriving while the first runs waits for it, or answers 409 `idempotency_in_progress`.
- * The fingerprint covers caller, method, path (with query) and the raw body.
+ * Every mutation is one unit of work (core/kernel/Transactions.ts). With `Idempotency-Key` it runs once
+ * per (caller, key), its claim, change, outbox rows and kept response committing together; a replay answers
+ * the kept status and body unchanged; the same key with another request is a 409 conflict; a duplicate
+ * arriving while the first runs waits for it and gets its response. The fingerprint covers caller, method,
+ * path (with query) and the raw body.
  */
 const guard =
-  (required: boolean, dialect: CodeDialect, options: RunIdempotentOptions, store: IdempotencyStore["Service"]) =>
+  (
+    required: boolean,
+    options: IdempotencyLayersOptions,
+    store: IdempotencyStore["Service"],
+    transactions: Transactions["Service"]
+  ) =>
   <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const render = options.render ?? envelopeRenderer
+      const validation = validationCode(options.dialect)
       const header = request.headers["idempotency-key"]
       if (header === undefined) {
-        if (!required) return yield* httpEffect
-        return yield* domainErrorResponse(
-          {
-            _tag: "ValidationError",
-            message: "This request needs an Idempotency-Key header.",
-            details: [{ in: "header", field: "Idempotency-Key", message: "is required" }]
-          },
-          dialect
-        )
+        if (!required) return yield* transactions.atomically(httpEffect)
+        return render(request, {
+          code: validation,
+          message: "This request needs an Idempotency-Key header.",
+          details: [{ in: "header", field: "Idempotency-Key", message: "is required" }]
+        })
       }
       const key = yield* Effect.result(validateIdempotencyKey(header))
-      if (key._tag === "Failure") return yield* domainErrorResponse(key.failure, dialect)
+      if (key._tag === "Failure") {
+        return render(request, { code: validation, message: key.failure.message, details: key.failure.details })
+      }
       const scope = yield* IdempotencyScope
       const body = yield* Effect.orElseSucceed(request.text, () => "")
       const fingerprint = fingerprintRequest({ caller: scope, method: request.method, path: request.url, body })
-      const outcome = yield* runIdempotent(
+      return yield* runIdempotent(
         { scope, key: key.success, fingerprint },
         Effect.flatMap(httpEffect, (response) => {
           const kept = keep(response)
@@ -82,24 +97,35 @@ const guard =
         Effect.catch((error) =>
           error instanceof NotKeepable
             ? Effect.succeed(error.response)
-            : error instanceof IdempotencyConflict || error instanceof IdempotencyInProgress
-              ? domainErrorResponse(error, dialect)
-              : Effect.fail(error)
+            : error instanceof IdempotencyConflict
+              ? Effect.succeed(
+                  render(request, {
+                    code: options.dialect === "decisions" ? "idempotency_conflict" : "CONFLICT",
+                    message: "The Idempotency-Key was already used for a different request."
+                  })
+                )
+              : error instanceof IdempotencyUnavailable
+                ? Effect.succeed(
+                    render(request, {
+                      code: "UNAVAILABLE",
+                      message: "The service is not configured for repeatable requests yet."
+                    })
+                  )
+                : Effect.fail(error)
         ),
-        Effect.provideService(IdempotencyStore, store)
+        Effect.provideService(IdempotencyStore, store),
+        Effect.provideService(Transactions, transactions)
       )
-      return outcome
     })
 
-export const IdempotencyLayers = (options: { readonly dialect: CodeDialect } & RunIdempotentOptions) =>
-  Layer.effect(
-    IdempotencyRequired,
-    Effect.map(IdempotencyStore, (store) => IdempotencyRequired.of(guard(true, options.dialect, options, store)))
-  ).pipe(
-    Layer.merge(
-      Layer.effect(
-        IdempotencyOptional,
-        Effect.map(IdempotencyStore, (store) => IdempotencyOptional.of(guard(false, options.dialect, options, store)))
-      )
-    )
+/** The two idempotency middlewares of a service; they need its IdempotencyStore and Transactions. */
+export const IdempotencyLayers = (options: IdempotencyLayersOptions) => {
+  const make = (required: boolean) =>
+    Effect.gen(function* () {
+      return guard(required, options, yield* IdempotencyStore, yield* Transactions)
+    })
+  return Layer.merge(
+    Layer.effect(IdempotencyRequired, Effect.map(make(true), IdempotencyRequired.of)),
+    Layer.effect(IdempotencyOptional, Effect.map(make(false), IdempotencyOptional.of))
   )
+}

@@ -3,6 +3,7 @@ import { McpProtocol, McpServer, Tool, Toolkit } from "effect/ai"
 import { DecisionCreate, openStatuses } from "../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../core/decisions/Decisions.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Decisions as L } from "../../core/kernel/Limits.ts"
 import { defaultPageLimit, PageLimit } from "../../core/kernel/Paging.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
@@ -116,70 +117,76 @@ const one = (view: DecisionView) => ({ decision: toApiDecision(view.decision, vi
 const detail = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing, true) })
 
 /** The tools over the decisions use cases; each reads the caller the `/mcp` auth middleware resolved. */
-export const DecisionsToolHandlers = DecisionsTools.toLayer(
-  Effect.gen(function* () {
-    const decisions = yield* Decisions
-    const store = yield* IdempotencyStore
-    return DecisionsTools.of({
-      request_decision: (params) =>
-        toToolFailure(
-          Effect.gen(function* () {
-            const caller = yield* CurrentCaller
-            const { idempotencyKey, ...input } = yield* decodeArguments(RequestDecisionArguments)(params)
-            return yield* runIdempotentTool({
-              store,
-              caller,
-              tool: "request_decision",
-              key: idempotencyKey,
-              arguments: input,
-              run: Effect.map(decisions.create(caller, input), one)
+export const DecisionsToolHandlers = (config: { readonly secretsKey: string | undefined }) =>
+  DecisionsTools.toLayer(
+    Effect.gen(function* () {
+      const decisions = yield* Decisions
+      const store = yield* IdempotencyStore
+      const transactions = yield* Transactions
+      return DecisionsTools.of({
+        request_decision: (params) =>
+          toToolFailure(
+            Effect.gen(function* () {
+              const caller = yield* CurrentCaller
+              const { idempotencyKey, ...input } = yield* decodeArguments(RequestDecisionArguments)(params)
+              return yield* runIdempotentTool({
+                store,
+                transactions,
+                runOptions: { secretsKey: config.secretsKey },
+                caller,
+                tool: "request_decision",
+                key: idempotencyKey,
+                arguments: input,
+                run: Effect.map(decisions.create(caller, input), one)
+              })
             })
-          })
-        ),
-      get_decision: (params) =>
-        toToolFailure(
-          Effect.gen(function* () {
-            const caller = yield* CurrentCaller
-            const { id, wait } = yield* decodeArguments(GetDecisionArguments)(params)
-            const view =
-              wait === undefined || wait === 0
-                ? yield* decisions.get(caller.organizationId, id)
-                : yield* decisions.waitForChange(caller.organizationId, id, wait)
-            return detail(view)
-          })
-        ),
-      list_pending: (params) =>
-        toToolFailure(
-          Effect.gen(function* () {
-            const caller = yield* CurrentCaller
-            const { cursor, limit } = yield* decodeArguments(ListPendingArguments)(params)
-            const page = yield* decisions.list(
-              caller.organizationId,
-              { _tag: "All" },
-              { statuses: openStatuses, cursor, limit: limit ?? defaultPageLimit }
-            )
-            const views = yield* decisions.withRouting(page.decisions)
-            return {
-              decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
-              ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
-            }
-          })
-        ),
-      respond_to_info_request: (params) =>
-        toToolFailure(
-          Effect.gen(function* () {
-            const caller = yield* CurrentCaller
-            const { decisionId, ...answer } = yield* decodeArguments(RespondToInfoRequestArguments)(params)
-            return one(yield* decisions.answerInfo(caller, decisionId, answer))
-          })
-        )
+          ),
+        get_decision: (params) =>
+          toToolFailure(
+            Effect.gen(function* () {
+              const caller = yield* CurrentCaller
+              const { id, wait } = yield* decodeArguments(GetDecisionArguments)(params)
+              const view =
+                wait === undefined || wait === 0
+                  ? yield* decisions.get(caller.organizationId, id)
+                  : yield* decisions.waitForChange(caller.organizationId, id, wait)
+              return detail(view)
+            })
+          ),
+        list_pending: (params) =>
+          toToolFailure(
+            Effect.gen(function* () {
+              const caller = yield* CurrentCaller
+              const { cursor, limit } = yield* decodeArguments(ListPendingArguments)(params)
+              const page = yield* decisions.list(
+                caller.organizationId,
+                { _tag: "All" },
+                { statuses: openStatuses, cursor, limit: limit ?? defaultPageLimit }
+              )
+              const views = yield* decisions.withRouting(page.decisions)
+              return {
+                decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
+                ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+              }
+            })
+          ),
+        respond_to_info_request: (params) =>
+          toToolFailure(
+            Effect.gen(function* () {
+              const caller = yield* CurrentCaller
+              const { decisionId, ...answer } = yield* decodeArguments(RespondToInfoRequestArguments)(params)
+              return one(yield* transactions.atomically(decisions.answerInfo(caller, decisionId, answer)))
+            })
+          )
+      })
     })
-  })
-)
+  )
 
 export interface DecisionsMcpConfig extends McpCallerAuthConfig {
   /** The build the server reports to clients as its version. */
   readonly build: string
+  /** Seals the kept answers of `request_decision` (see core/idempotency). */
+  readonly secretsKey: string | undefined
 }
 
 /**
@@ -195,7 +202,7 @@ export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>
       path: "/mcp",
       protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
       allowSessionTermination: true,
-      registrations: McpServer.toolkit(DecisionsTools).pipe(Layer.provide(DecisionsToolHandlers))
+      registrations: McpServer.toolkit(DecisionsTools).pipe(Layer.provide(DecisionsToolHandlers(config)))
     }).pipe(
       Layer.provide(McpCallerAuth(config).layer),
       // The only construction failure is an unsupported protocol list: a programming error, not a runtime one.

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { fingerprintRequest, runIdempotent, type RunIdempotentOptions } from "../../core/idempotency/Idempotency.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import type { CallerIdentity } from "../../core/decisions/Decisions.ts"
 import type { ErrorEnvelope } from "../../core/kernel/index.ts"
 import { answerFor } from "./ToolFailure.ts"
@@ -21,17 +22,19 @@ const json = "application/json"
  * and a retry with the same arguments gets it back; the same key with other arguments is
  * `idempotency_conflict`. The scope is the HTTP caller plane's (`caller:<keyId>`): one key names one request
  * whichever door it came through (a tool call never matches an HTTP request, so reuse across them is a
- * conflict, never a second decision). A defect or interruption releases the key, as on HTTP.
+ * conflict, never a second decision). The call is one unit of work with its kept answer; a defect or
+ * interruption undoes it, as on HTTP.
  */
 export const runIdempotentTool = <A, E, R>(options: {
   readonly store: IdempotencyStore["Service"]
+  readonly transactions: Transactions["Service"]
   readonly caller: CallerIdentity
   readonly tool: string
   readonly key: string
   /** The decoded arguments without the key: what makes two calls the same call. */
   readonly arguments: unknown
   readonly run: Effect.Effect<A, E, R>
-  readonly runOptions?: RunIdempotentOptions | undefined
+  readonly runOptions: RunIdempotentOptions
 }): Effect.Effect<A, ErrorEnvelope, R> => {
   const scope = `caller:${options.caller.keyId}`
   const fingerprint = fingerprintRequest({
@@ -52,6 +55,7 @@ export const runIdempotentTool = <A, E, R>(options: {
   )
   return runIdempotent({ scope, key: options.key, fingerprint }, kept, options.runOptions).pipe(
     Effect.provideService(IdempotencyStore, options.store),
+    Effect.provideService(Transactions, options.transactions),
     Effect.catch((error) => Effect.flatMap(answerFor(error), ({ envelope }) => Effect.fail(envelope))),
     Effect.flatMap((response) =>
       response.status < 400

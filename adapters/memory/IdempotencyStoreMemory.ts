@@ -7,7 +7,11 @@ interface Row {
   readonly response: KeptResponse | undefined
 }
 
-/** Idempotency records in a map per scope; every operation is synchronous, so each is atomic. */
+/**
+ * Idempotency records in a map per scope; every operation is synchronous, so each is atomic. Units of work
+ * over memory take turns (adapters/memory/TransactionsMemory.ts), so a claim never meets another unit's
+ * live claim: a record without a response is a leftover of an undone unit and counts as absent.
+ */
 export const IdempotencyStoreMemory = Layer.sync(IdempotencyStore, () => {
   const scopes = new Map<string, Map<string, Row>>()
   const rowsOf = (scope: string) => {
@@ -21,13 +25,12 @@ export const IdempotencyStoreMemory = Layer.sync(IdempotencyStore, () => {
       Effect.sync(() => {
         const rows = rowsOf(scope)
         const row = rows.get(key)
-        // A record older than its expiry counts as absent.
-        if (row === undefined || row.expiresAtMs < nowMs) {
+        // A record older than its expiry, or never completed, counts as absent.
+        if (row === undefined || row.expiresAtMs < nowMs || row.response === undefined) {
           rows.set(key, { fingerprint, expiresAtMs, response: undefined })
           return { _tag: "Claimed" } as const
         }
         if (row.fingerprint !== fingerprint) return { _tag: "Mismatch" } as const
-        if (row.response === undefined) return { _tag: "Running" } as const
         return { _tag: "Replay", response: row.response } as const
       }),
     complete: ({ scope, key, response, expiresAtMs }) =>

@@ -14,16 +14,19 @@ const Existing = Schema.Struct({
 const Inserted = Schema.Struct({ claimed: Schema.Boolean })
 
 const claimed: Claim = { _tag: "Claimed" }
-const running: Claim = { _tag: "Running" }
 const mismatch: Claim = { _tag: "Mismatch" }
 const Count = Schema.Struct({ count: Schema.Number })
 
 const Key = Schema.Struct({ scope: Schema.String, key: Schema.String, nowMs: Schema.Number })
 
 /**
- * The idempotency port over `<schema>.idempotency_keys` (adapters/sql/platform/0001_idempotency.ts).
- * `claim` is one `INSERT ... ON CONFLICT` statement: the row is inserted, or an expired row replaced, by
- * exactly one of many concurrent claims; the others then read the row that won. SQL failures are defects.
+ * The idempotency port over `<schema>.idempotency_keys` (adapters/sql/platform/0001_idempotency.ts), used
+ * inside the mutation's transaction. `claim` is one `INSERT ... ON CONFLICT` statement: the row is inserted,
+ * or an expired or never-completed row replaced, by exactly one of many concurrent claims. A claim that
+ * meets a row another open transaction inserted waits on it (Postgres holds the unique key until that
+ * transaction ends), then sees the committed row and replays it, or inserts if the other rolled back.
+ * A committed `running` row can only be left by a server that wrote claims outside a transaction (before
+ * units of work); it counts as absent. SQL failures are defects.
  */
 export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> =>
   Layer.effect(
@@ -52,7 +55,7 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
             response_body = NULL,
             created_at_ms = excluded.created_at_ms,
             expires_at_ms = excluded.expires_at_ms
-          WHERE k.expires_at_ms < ${r.nowMs}::bigint
+          WHERE k.expires_at_ms < ${r.nowMs}::bigint OR k.status = 'running'
           RETURNING true AS claimed`
       })
 
@@ -72,15 +75,14 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
         readonly nowMs: number
         readonly expiresAtMs: number
       }) {
-        // Between the insert that lost and the read, the winner may release or the row expire: then claim again.
+        // Between the insert that lost and the read, the row may expire or be purged: then claim again.
         while (true) {
           const inserted = yield* tryClaim(input)
           if (inserted.length > 0) return claimed
           const existing = yield* findExisting(input)
-          if (existing._tag === "None" || existing.value.expired) continue
+          if (existing._tag === "None" || existing.value.expired || existing.value.status === "running") continue
           const row = existing.value
           if (row.fingerprint !== input.fingerprint) return mismatch
-          if (row.status === "running") return running
           if (row.response_status === null || row.response_content_type === null || row.response_body === null) {
             return yield* Effect.die(new Error("an idempotency record is done without a response"))
           }

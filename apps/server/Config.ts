@@ -11,7 +11,8 @@ export const SecretNames = [
   "DECISIONS_EMBED_KEY",
   "DECISIONS_SECRETS_KEY",
   "TASKS_API_KEY",
-  "TASKS_SIGNING_KEY"
+  "TASKS_SIGNING_KEY",
+  "TASKS_SECRETS_KEY"
 ] as const
 export type SecretName = (typeof SecretNames)[number]
 
@@ -109,7 +110,8 @@ export const ServerConfig = Config.all({
     DECISIONS_EMBED_KEY: secret("DECISIONS_EMBED_KEY"),
     DECISIONS_SECRETS_KEY: secret("DECISIONS_SECRETS_KEY"),
     TASKS_API_KEY: secret("TASKS_API_KEY"),
-    TASKS_SIGNING_KEY: secret("TASKS_SIGNING_KEY")
+    TASKS_SIGNING_KEY: secret("TASKS_SIGNING_KEY"),
+    TASKS_SECRETS_KEY: secret("TASKS_SECRETS_KEY")
   })
 })
 

@@ -4,6 +4,7 @@ import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import type { PgClient } from "@effect/sql-pg"
@@ -103,7 +104,10 @@ export const makeServer = (options: ServerOptions) => {
     decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
     tasksApiKey: secrets.TASKS_API_KEY,
     decisionsCallerRequestsPerMinute: config.decisionsCallerRequestsPerMinute,
-    decisionsUserRequestsPerMinute: config.decisionsUserRequestsPerMinute
+    decisionsUserRequestsPerMinute: config.decisionsUserRequestsPerMinute,
+    hubSecretsKey: secrets.HUB_SECRETS_KEY,
+    decisionsSecretsKey: secrets.DECISIONS_SECRETS_KEY,
+    tasksSecretsKey: secrets.TASKS_SECRETS_KEY
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
   const at = (port: number) => ({ port, host: config.host, drainMillis: config.drainMillis })
@@ -199,5 +203,9 @@ export const makeServer = (options: ServerOptions) => {
 
   const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener)
 
-  return listeners.pipe(Layer.provide(ReadinessFromDatabase), Layer.provide(migrations), Layer.provideMerge(database))
+  return listeners.pipe(
+    Layer.provide(Layer.merge(ReadinessFromDatabase, TransactionsSql)),
+    Layer.provide(migrations),
+    Layer.provideMerge(database)
+  )
 }

@@ -24,7 +24,14 @@ export interface ServiceSettings {
   readonly tasksApiKey: Redacted.Redacted<string> | undefined
   readonly decisionsCallerRequestsPerMinute: number
   readonly decisionsUserRequestsPerMinute: number
+  /** Each service's secrets key; it also seals the responses kept for `Idempotency-Key` replays. */
+  readonly hubSecretsKey: Redacted.Redacted<string> | undefined
+  readonly decisionsSecretsKey: Redacted.Redacted<string> | undefined
+  readonly tasksSecretsKey: Redacted.Redacted<string> | undefined
 }
+
+const reveal = (secret: Redacted.Redacted<string> | undefined) =>
+  secret === undefined ? undefined : Redacted.value(secret)
 
 /** What only the hub's routes need. */
 export interface HubSettings {
@@ -114,14 +121,18 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
         DecisionsServiceKeyLayer({ key: settings.decisionsApiKey, production: settings.production }),
         CallerAuthLayer(auth),
         WorkspaceAuthLayer(auth),
-        IdempotencyLayers({ dialect: "decisions" })
+        IdempotencyLayers({ dialect: "decisions", secretsKey: reveal(settings.decisionsSecretsKey) })
       )
     )
   )
   // Document 2, "Agent tools": the MCP server at /mcp, behind the caller plane's key.
   return Layer.merge(
     http,
-    decisionsMcpRoutes({ callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute, build: settings.build })
+    decisionsMcpRoutes({
+      callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute,
+      build: settings.build,
+      secretsKey: reveal(settings.decisionsSecretsKey)
+    })
   )
 }
 

@@ -1,14 +1,13 @@
-import { Clock, Effect, Exit, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { open, seal } from "../auth/SecretBox.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { Transactions } from "../kernel/Transactions.ts"
 import { Idempotency } from "../kernel/Limits.ts"
 import { IdempotencyStore, type KeptResponse } from "./IdempotencyStore.ts"
 
 /** The key was already used by this caller for a different request. */
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", {}) {}
-
-/** The first request with this key is still running and did not finish while we waited. */
-export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
 
 const visibleAscii = /^[\x21-\x7e]+$/
 
@@ -60,79 +59,80 @@ export interface IdempotentRequest {
 }
 
 export interface RunIdempotentOptions {
-  /** How long a finished response is replayed. Default 24 h (document 1: "kept at least 24 hours"). */
+  /** How long a finished response is replayed. Default 24 h (kept at least a day). */
   readonly retentionSeconds?: number | undefined
   /**
-   * How long a running claim holds the key. A process that dies mid-request frees its keys after this;
-   * a request still running past it could run again, so it is far longer than any mutation. Default 5 min.
+   * The service's secrets key: kept responses are sealed with it (core/auth/SecretBox.ts), since some carry a
+   * secret shown once (a new API key, a webhook signing secret). Without it a request with a key is refused
+   * with `IdempotencyUnavailable`: a kept response is never stored in the clear.
    */
-  readonly leaseSeconds?: number | undefined
-  /** How long a repeat waits for the first request to finish before answering IdempotencyInProgress. */
-  readonly waitTimeoutMs?: number | undefined
-  /** How often a waiting repeat asks the store again. */
-  readonly pollIntervalMs?: number | undefined
+  readonly secretsKey: string | undefined
 }
 
+/** Kept responses cannot be sealed: the service has no secrets key. */
+export class IdempotencyUnavailable extends Schema.TaggedError<IdempotencyUnavailable>()(
+  "IdempotencyUnavailable",
+  {}
+) {}
+
 /**
- * Runs a mutation at most once per (scope, key):
+ * Runs a mutation at most once per (scope, key), as ONE unit of work (core/kernel/Transactions.ts): the
+ * claim of the key, everything `run` writes (the change and its outbox rows) and the kept response commit
+ * together, or none of it does. So after a crash at any instant a retry either runs for the first time
+ * (nothing had committed) or gets the kept response; it never runs twice and a key is never left stuck.
  *
  * - the first request claims the key, runs `run` and keeps its response for `retentionSeconds`;
  * - a repeat with the same fingerprint gets the kept response, byte for byte; while the first is still
- *   running it waits (asking the store again every `pollIntervalMs`) up to `waitTimeoutMs`, then fails
- *   with `IdempotencyInProgress`;
+ *   running, the repeat's claim waits for it (the store's claim blocks on the unit that holds the key) and
+ *   then replays its response, or runs itself if the first was undone;
  * - a repeat with another fingerprint fails with `IdempotencyConflict`.
  *
  * `run` must produce the final response, error responses included: the HTTP adapter turns its domain
- * errors into a response inside `run`, so a 4xx is kept and replayed like a 2xx. Only a run that does not
- * produce a response is not kept: a typed failure of `run`, a defect or an interruption releases the key
- * (a retry runs again) and is propagated unchanged.
+ * errors into a response inside `run`, so a 4xx is kept and replayed like a 2xx. A typed failure of `run`,
+ * a defect or an interruption undoes the unit (so the key is free again) and is propagated unchanged.
  */
 export const runIdempotent = Effect.fn("runIdempotent")(function* <E, R>(
   request: IdempotentRequest,
   run: Effect.Effect<KeptResponse, E, R>,
-  options: RunIdempotentOptions = {}
-): Effect.fn.Return<KeptResponse, E | IdempotencyConflict | IdempotencyInProgress, R | IdempotencyStore> {
+  options: RunIdempotentOptions
+): Effect.fn.Return<
+  KeptResponse,
+  E | IdempotencyConflict | IdempotencyUnavailable,
+  R | IdempotencyStore | Transactions
+> {
+  const secretsKey = options.secretsKey
+  if (secretsKey === undefined) return yield* new IdempotencyUnavailable()
   const store = yield* IdempotencyStore
+  const transactions = yield* Transactions
   const retentionMs = (options.retentionSeconds ?? Idempotency.retentionSeconds) * 1000
-  const leaseMs = (options.leaseSeconds ?? 300) * 1000
-  const waitTimeoutMs = options.waitTimeoutMs ?? 10_000
-  const pollIntervalMs = options.pollIntervalMs ?? 25
   const { scope, key } = request
 
-  // Claiming and arranging the release happen uninterruptibly: a claimed key must never be left running.
-  const attempt = Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function* () {
-      const nowMs = yield* Clock.currentTimeMillis
-      const claim = yield* store.claim({ ...request, nowMs, expiresAtMs: nowMs + Math.min(leaseMs, retentionMs) })
-      if (claim._tag !== "Claimed") return claim
-      const response = yield* restore(run).pipe(
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.flatMap(Clock.currentTimeMillis, (doneMs) =>
-                store.complete({ scope, key, response: exit.value, expiresAtMs: doneMs + retentionMs })
-              )
-            : store.release({ scope, key })
-        )
-      )
-      return { _tag: "Ran", response } as const
-    })
-  )
-
-  const deadline = (yield* Clock.currentTimeMillis) + waitTimeoutMs
-  while (true) {
-    const outcome = yield* attempt
-    switch (outcome._tag) {
-      case "Ran":
-        return outcome.response
-      case "Replay":
-        return outcome.response
+  const unit = Effect.gen(function* () {
+    const nowMs = yield* Clock.currentTimeMillis
+    const claim = yield* store.claim({ ...request, nowMs, expiresAtMs: nowMs + retentionMs })
+    switch (claim._tag) {
       case "Mismatch":
         return yield* new IdempotencyConflict()
-      case "Running": {
-        const remaining = deadline - (yield* Clock.currentTimeMillis)
-        if (remaining <= 0) return yield* new IdempotencyInProgress()
-        yield* Effect.sleep(Math.min(pollIntervalMs, remaining))
+      case "Replay": {
+        const body = open(secretsKey, claim.response.body)
+        // Only a changed secrets key (or a tampered row) makes a kept response unreadable: our failure.
+        if (body === undefined) return yield* Effect.die(new Error("a kept response could not be opened"))
+        return { ...claim.response, body }
+      }
+      case "Claimed": {
+        const response = yield* run
+        const doneMs = yield* Clock.currentTimeMillis
+        yield* store.complete({
+          scope,
+          key,
+          response: { ...response, body: seal(secretsKey, response.body) },
+          expiresAtMs: doneMs + retentionMs
+        })
+        return response
       }
     }
-  }
+  })
+  // A unit that did not commit leaves nothing behind on a transactional store; `release` frees the claim
+  // where a store cannot undo it (memory).
+  return yield* transactions.atomically(unit).pipe(Effect.onError(() => store.release({ scope, key })))
 })

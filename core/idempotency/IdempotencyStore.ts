@@ -15,14 +15,13 @@ export type Claim =
   | { readonly _tag: "Replay"; readonly response: KeptResponse }
   /** The key was used with a different request (fingerprint). */
   | { readonly _tag: "Mismatch" }
-  /** The same request is still running elsewhere. */
-  | { readonly _tag: "Running" }
 
 /**
- * Idempotency records, per scope (the authenticated caller). `claim` is atomic: of many concurrent
- * claims of one fresh key exactly one is `Claimed`. A record older than its expiry counts as absent: a
- * running record expires at the end of its lease (so a crash mid-request frees the key soon), a finished
- * one at the end of its retention.
+ * Idempotency records, per scope (the authenticated caller), written inside the mutation's unit of work
+ * (core/kernel/Transactions.ts). `claim` is atomic: of many concurrent claims of one fresh key exactly one
+ * is `Claimed`, and a claim made while another unit holds the key waits until that unit ends: then it is a
+ * `Replay` (the other committed) or `Claimed` (the other was undone). A claimed record that was never
+ * completed (left by a unit that could not undo it) counts as absent, and so does a record past its expiry.
  * Infrastructure failures are defects: the HTTP adapter answers them with a safe 5xx.
  */
 export class IdempotencyStore extends Context.Service<
@@ -42,7 +41,7 @@ export class IdempotencyStore extends Context.Service<
       readonly response: KeptResponse
       readonly expiresAtMs: number
     }) => Effect.Effect<void>
-    /** The handler did not produce a response (defect, interruption): free the key for a retry. */
+    /** The unit was undone: free a claim the store could not undo itself (a no-op on a transactional store). */
     readonly release: (input: { readonly scope: string; readonly key: string }) => Effect.Effect<void>
     /** Deletes records whose expiry is before `nowMs`; answers how many went. */
     readonly purgeExpired: (nowMs: number) => Effect.Effect<number>

@@ -7,7 +7,7 @@ import { DecisionsWorkers, ExpirySweep } from "../../apps/server/DecisionsRuntim
 import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
-import { decisionsMemory } from "../support/DecisionsMemory.ts"
+import { decisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
 import { mintToken } from "../support/Tokens.ts"
@@ -28,7 +28,10 @@ const settings: ServiceSettings = {
   decisionsEmbedKey: Redacted.make(embedKey),
   tasksApiKey: undefined,
   decisionsCallerRequestsPerMinute: 10_000,
-  decisionsUserRequestsPerMinute: 10_000
+  decisionsUserRequestsPerMinute: 10_000,
+  hubSecretsKey: testServiceSecretsKey,
+  decisionsSecretsKey: testServiceSecretsKey,
+  tasksSecretsKey: testServiceSecretsKey
 }
 
 let standIn: AirtableStandIn

@@ -4,7 +4,7 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { Readiness } from "../../core/kernel/index.ts"
 import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import { pglite } from "../support/Databases.ts"
-import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
 import { mintToken } from "../support/Tokens.ts"
@@ -22,6 +22,9 @@ const settings = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => 
   tasksApiKey: undefined,
   decisionsCallerRequestsPerMinute: 1000,
   decisionsUserRequestsPerMinute: 1000,
+  hubSecretsKey: testServiceSecretsKey,
+  decisionsSecretsKey: testServiceSecretsKey,
+  tasksSecretsKey: testServiceSecretsKey,
   ...overrides
 })
 

@@ -6,7 +6,7 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
-import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest } from "../support/Http.ts"
 import { mintToken } from "../support/Tokens.ts"
@@ -23,7 +23,10 @@ const settings: ServiceSettings = {
   decisionsEmbedKey: Redacted.make(embedKey),
   tasksApiKey: undefined,
   decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000
+  decisionsUserRequestsPerMinute: 1000,
+  hubSecretsKey: testServiceSecretsKey,
+  decisionsSecretsKey: testServiceSecretsKey,
+  tasksSecretsKey: testServiceSecretsKey
 }
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */

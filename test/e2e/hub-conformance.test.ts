@@ -21,7 +21,7 @@ import { Registry } from "../../core/hub/Registry.ts"
 import { ServiceProbe } from "../../core/hub/ServiceProbe.ts"
 import type { ConformanceReport } from "../../core/hub/ServiceStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
-import { DecisionsMemory } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { request, serveForTest } from "../support/Http.ts"
 import { tasksMemoryData, tasksStack } from "../support/TasksStack.ts"
 
@@ -41,7 +41,10 @@ const settings: ServiceSettings = {
   decisionsEmbedKey: Redacted.make(keys.decisionsEmbedKey),
   tasksApiKey: Redacted.make(keys.tasksApiKey),
   decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000
+  decisionsUserRequestsPerMinute: 1000,
+  hubSecretsKey: testServiceSecretsKey,
+  decisionsSecretsKey: testServiceSecretsKey,
+  tasksSecretsKey: testServiceSecretsKey
 }
 
 const ready = Layer.succeed(Readiness)({ check: Effect.void })

@@ -15,8 +15,12 @@ import { Templates } from "../../core/decisions/Templates.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 export const testSecretsKey = Redacted.make("test-secrets-key")
+
+/** The secrets key of every service in tests: it also seals the responses kept for replays. */
+export const testServiceSecretsKey = Redacted.make("test-service-secrets-key-0123456789")
 
 /** Webhooks as tests run them: a fixed sealing key, http to loopback allowed. */
 export const testWebhooks = Webhooks.layer({ secretsKey: testSecretsKey, allowLoopbackHttp: true })
@@ -50,7 +54,8 @@ export const decisionsMemory = (updater?: Layer.Layer<RecordUpdater, never, neve
         TemplateStoreMemory,
         WebhookStoreMemory,
         RecordStoreCredentialsMemory,
-        IdGeneratorUlid
+        IdGeneratorUlid,
+        TransactionsMemory
       )
     )
   )

@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
@@ -15,7 +16,7 @@ export const decisionsSqlOn = (backend: SqlBackend, updater?: Layer.Layer<Record
   Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater)).pipe(
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(DecisionsDataSql, IdGeneratorUlid)),
-    Layer.provideMerge(IdempotencyStoreSql("decisions")),
+    Layer.provideMerge(Layer.merge(IdempotencyStoreSql("decisions"), TransactionsSql)),
     Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
     Layer.provide(backend.layer)
   )

@@ -20,6 +20,7 @@ import type { SessionStore } from "../../core/tasks/SessionStore.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
+import { testServiceSecretsKey } from "./DecisionsMemory.ts"
 
 export type TasksData = Layer.Layer<RecordStore | TaskApiKeyStore | SessionStore | TaskEventOutbox, unknown>
 
@@ -56,7 +57,10 @@ const settings: ServiceSettings = {
   decisionsEmbedKey: undefined,
   tasksApiKey: undefined,
   decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000
+  decisionsUserRequestsPerMinute: 1000,
+  hubSecretsKey: testServiceSecretsKey,
+  decisionsSecretsKey: testServiceSecretsKey,
+  tasksSecretsKey: testServiceSecretsKey
 }
 
 export class TasksServer extends Context.Service<TasksServer, { readonly baseUrl: string }>()("test/TasksServer") {}

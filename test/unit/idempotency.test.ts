@@ -6,11 +6,13 @@ import { randomUUID } from "node:crypto"
 import {
   fingerprintRequest,
   IdempotencyConflict,
-  IdempotencyInProgress,
-  runIdempotent,
+  IdempotencyUnavailable,
+  runIdempotent as runIdempotentWith,
+  type IdempotentRequest,
   validateIdempotencyKey
 } from "../../core/idempotency/Idempotency.ts"
-import type { IdempotencyStore, KeptResponse } from "../../core/idempotency/IdempotencyStore.ts"
+import { IdempotencyStore, type KeptResponse } from "../../core/idempotency/IdempotencyStore.ts"
+import type { Transactions } from "../../core/kernel/Transactions.ts"
 import { ValidationError } from "../../core/kernel/Errors.ts"
 import { idempotencyStores } from "../support/IdempotencyStores.ts"
 
@@ -76,11 +78,14 @@ class Refused extends Schema.TaggedError<Refused>()("Refused", {}) {}
 
 const ok = (n: number): KeptResponse => ({ status: 201, contentType: "application/json", body: `{"n":${n}}` })
 const fingerprint = (body: string) => fingerprintRequest({ caller: "c", method: "POST", path: "/things", body })
+const secretsKey = "idempotency-test-secrets-key-0123"
+const runIdempotent = <E, R>(request: IdempotentRequest, run: Effect.Effect<KeptResponse, E, R>) =>
+  runIdempotentWith(request, run, { secretsKey })
 const fresh = (body = "{}") => ({ scope: `caller:${randomUUID()}`, key: randomUUID(), fingerprint: fingerprint(body) })
 
 // The unnamed `layer` inside `describe` builds the shared layer before the first test, so a backend that is
 // down fails every test instead of skipping them.
-const runIdempotentSuite = (name: string, store: Layer.Layer<IdempotencyStore, unknown>) =>
+const runIdempotentSuite = (name: string, store: Layer.Layer<IdempotencyStore | Transactions, unknown>) =>
   describe(`runIdempotent (${name})`, () =>
     layer(store, { excludeTestServices: true })((it) => {
       it.effect("50 concurrent identical requests run the handler once and all get its response", () =>
@@ -155,25 +160,65 @@ const runIdempotentSuite = (name: string, store: Layer.Layer<IdempotencyStore, u
         })
       )
 
-      it.effect("a repeat waits for the first request, then answers IdempotencyInProgress when it takes too long", () =>
+      it.effect("a repeat arriving while the first runs waits for it and replays its response", () =>
         Effect.gen(function* () {
+          const runs = yield* Ref.make(0)
           const request = fresh()
           const started = yield* Deferred.make<void>()
           const finish = yield* Deferred.make<void>()
           const first = yield* Effect.forkChild(
             runIdempotent(
               request,
-              Deferred.succeed(started, undefined).pipe(Effect.andThen(Deferred.await(finish)), Effect.as(ok(1)))
+              Deferred.succeed(started, undefined).pipe(
+                Effect.andThen(Ref.update(runs, (n) => n + 1)),
+                Effect.andThen(Deferred.await(finish)),
+                Effect.as(ok(1))
+              )
             )
           )
           yield* Deferred.await(started)
-          const waitedFrom = Date.now()
-          const error = yield* Effect.flip(runIdempotent(request, Effect.succeed(ok(2)), { waitTimeoutMs: 150 }))
-          assert.instanceOf(error, IdempotencyInProgress)
-          assert.isAtLeast(Date.now() - waitedFrom, 140)
+          const second = yield* Effect.forkChild(
+            runIdempotent(request, Ref.update(runs, (n) => n + 1).pipe(Effect.as(ok(2))))
+          )
+          yield* Effect.sleep("50 millis")
+          assert.isUndefined(second.pollUnsafe(), "the repeat answers only once the first has finished")
           yield* Deferred.succeed(finish, undefined)
           assert.deepStrictEqual(yield* Fiber.join(first), ok(1))
-          assert.deepStrictEqual(yield* runIdempotent(request, Effect.succeed(ok(2))), ok(1))
+          assert.deepStrictEqual(yield* Fiber.join(second), ok(1))
+          assert.strictEqual(yield* Ref.get(runs), 1)
+        })
+      )
+
+      it.effect("a kept response is sealed at rest: the store never holds the body in the clear", () =>
+        Effect.gen(function* () {
+          const store = yield* IdempotencyStore
+          const request = fresh()
+          const withSecret: KeptResponse = {
+            status: 201,
+            contentType: "application/json",
+            body: '{"data":{"secret":"dcd_plaintext-shown-once"}}'
+          }
+          assert.deepStrictEqual(yield* runIdempotent(request, Effect.succeed(withSecret)), withSecret)
+          const kept = yield* store.claim({ ...request, nowMs: Date.now(), expiresAtMs: Date.now() + 1000 })
+          assert.strictEqual(kept._tag, "Replay")
+          if (kept._tag === "Replay") {
+            assert.notInclude(kept.response.body, "dcd_plaintext")
+            assert.strictEqual(kept.response.status, 201)
+          }
+          assert.deepStrictEqual(yield* runIdempotent(request, Effect.succeed(ok(9))), withSecret)
+        })
+      )
+
+      it.effect("without a secrets key a request with a key is refused and nothing runs", () =>
+        Effect.gen(function* () {
+          const runs = yield* Ref.make(0)
+          const error = yield* Effect.flip(
+            runIdempotentWith(fresh(), Ref.update(runs, (n) => n + 1).pipe(Effect.as(ok(1))), {
+              secretsKey: undefined
+            })
+          )
+          assert.instanceOf(error, IdempotencyUnavailable)
+          assert.strictEqual(yield* Ref.get(runs), 0)
         })
       )
 
