@@ -5,6 +5,7 @@ import { Readiness } from "../../core/kernel/index.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import type { PgClient } from "@effect/sql-pg"
@@ -162,7 +163,9 @@ export const makeServer = (options: ServerOptions) => {
     HubEventsLayer({ quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 } })
   ).pipe(
     Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
-    Layer.provideMerge(Layer.mergeAll(DirectorySql, ServiceStoreSql, HubEventStoresSql, IdGeneratorUlid))
+    Layer.provideMerge(
+      Layer.mergeAll(DirectorySql, ServiceStoreSql, HubEventStoresSql, IdempotencyStoreSql("hub"), IdGeneratorUlid)
+    )
   )
   // First-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(

@@ -82,7 +82,7 @@ export const tasksManifest: Manifest = {
 
 /**
  * Requires the hub's use cases and ports (Directory, Registry, Identity, IdentityTokens, Conformance, the
- * event ports) and Readiness.
+ * event ports), its IdempotencyStore, Transactions and Readiness.
  */
 export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
   serviceRoutes({
@@ -96,7 +96,7 @@ export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
       callsPerMinute: hub.callsPerMinute
     }),
     errors: { dialect: "hub", maxBodyBytes: 64 * kib }
-  })
+  }).pipe(Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: reveal(settings.hubSecretsKey) })))
 
 /** Requires the decisions use cases (`Decisions`), an IdempotencyStore for the `decisions` schema, and Readiness. */
 export const decisionsRoutes = (settings: ServiceSettings) => {

@@ -13,7 +13,10 @@ import { EmailBatcher, EventProcessor } from "../../core/hub/EventProcessor.ts"
 import { firstPartyCatalog, seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { request, serveForTest } from "../support/Http.ts"
-import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+import { hubEventsStack, registerProducer, testSecretsKey } from "../support/HubEvents.ts"
+import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
+import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 const adminKey = "hub-admin-key-for-event-tests-0123456789"
 const ulid = monotonicFactory()
@@ -28,7 +31,11 @@ const serve = (config: Partial<HubEventsConfig> = {}, withWorkers = false) =>
       api: EventsApi,
       handlers: EventsHandlers.pipe(Layer.provide(HubAdminAuthLayer({ adminKey: Redacted.make(adminKey) }))),
       errors: { dialect: "hub", maxBodyBytes: 64 * 1024 }
-    }).pipe(Layer.provide(provided))
+    }).pipe(
+      Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: testSecretsKey })),
+      Layer.provide(Layer.merge(IdempotencyStoreMemory, TransactionsMemory)),
+      Layer.provide(provided)
+    )
     const { baseUrl } = yield* serveForTest(routes)
     if (withWorkers) yield* Layer.build(HubWorkers(3_600_000, 3_600_000).pipe(Layer.provide(provided)))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) =>

@@ -12,6 +12,9 @@ import { Identity } from "../../core/hub/Identity.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { serveForTest } from "./Http.ts"
+import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
+import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 export const adminKey = "hub-admin-key-for-tests-0123456789"
 export const issuer = "platform-hub-test"
@@ -42,6 +45,8 @@ export const serveAdmin = (options: { readonly adminKey?: string | undefined } =
       Layer.provide(
         HubAdminAuthLayer({ adminKey: options.adminKey === undefined ? undefined : Redacted.make(options.adminKey) })
       ),
+      Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey })),
+      Layer.provide(Layer.merge(IdempotencyStoreMemory, TransactionsMemory)),
       Layer.provide(Layer.succeedContext(ports))
     )
     const { baseUrl } = yield* serveForTest(routes)

@@ -7,6 +7,7 @@ import { Hub } from "../../../core/kernel/Limits.ts"
 import { Tier } from "../../../core/kernel/Manifest.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { HubAdminAuth } from "./AdminAuth.ts"
+import { IdempotencyOptional } from "../IdempotencyMiddleware.ts"
 
 // Shapes only; the rules (trimming, slugs, namespaces, https) are core/hub/Identity.ts and Registry.ts, whose
 // messages name the field.
@@ -181,7 +182,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       payload: OrgCreateBody,
       success: created(OrgView),
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("getOrg", "/api/v1/admin/orgs/:orgId", {
       params: orgParam,
       success: OrgView,
@@ -192,59 +193,67 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       payload: OrgPatchBody,
       success: OrgView,
       error: writeErrors
-    }).annotate(
-      OpenApi.Description,
-      "Set the tier, archive or unarchive, merge (or undo a merge with null), delete. Status: merged > archived > active; deleted beats all."
-    ),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(
+        OpenApi.Description,
+        "Set the tier, archive or unarchive, merge (or undo a merge with null), delete. Status: merged > archived > active; deleted beats all."
+      ),
     HttpApiEndpoint.post("createUser", "/api/v1/admin/users", {
       payload: UserCreateBody,
       success: created(envelope("UserEnvelope", Schema.Struct({ user: User }))),
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("addMember", "/api/v1/admin/orgs/:orgId/members", {
       params: orgParam,
       payload: MemberAddBody,
       success: created(MemberEnvelope),
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.patch("updateMember", "/api/v1/admin/orgs/:orgId/members/:email", {
       params: memberParams,
       payload: MemberPatchBody,
       success: MemberEnvelope,
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.delete("removeMember", "/api/v1/admin/orgs/:orgId/members/:email", {
       params: memberParams,
       success: envelope("MemberRemovedEnvelope", Schema.Struct({ removed: Schema.Literal(true) })),
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.put("install", "/api/v1/admin/orgs/:orgId/installations/:serviceId", {
       params: installationParams,
       payload: InstallationBody,
       success: envelope("InstallationEnvelope", Schema.Struct({ installation: Installation })),
       error: writeErrors
-    }).annotate(
-      OpenApi.Description,
-      "Install a registered app, or re-consent an installed one (the epoch moves to now: earlier tokens stop working)."
-    ),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(
+        OpenApi.Description,
+        "Install a registered app, or re-consent an installed one (the epoch moves to now: earlier tokens stop working)."
+      ),
     HttpApiEndpoint.delete("uninstall", "/api/v1/admin/orgs/:orgId/installations/:serviceId", {
       params: installationParams,
       success: envelope("InstallationEnvelope", Schema.Struct({ installation: Installation })),
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.put("setFlag", "/api/v1/admin/flags/:name", {
       params: { name: Schema.Literals(FlagNames) },
       payload: FlagBody,
       success: envelope("FlagEnvelope", Schema.Struct({ flag: Flag })),
       error: writeErrors
-    }).annotate(OpenApi.Description, "Set a flag globally, or for one organization with `orgId`."),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "Set a flag globally, or for one organization with `orgId`."),
     HttpApiEndpoint.post("registerService", "/api/v1/admin/services", {
       payload: ServiceRegisterBody,
       success: created(
         envelope("ServiceRegisteredEnvelope", Schema.Struct({ service: Service, credentials: Credentials }))
       ),
       error: writeErrors
-    }).annotate(OpenApi.Description, "Register a service in draft. The three credentials are in this answer only."),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "Register a service in draft. The three credentials are in this answer only."),
     HttpApiEndpoint.get("listServices", "/api/v1/admin/services", {
       success: envelope("ServiceListEnvelope", Schema.Struct({ services: Schema.Array(Service) })),
       error: readErrors
@@ -261,17 +270,21 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         Schema.Struct({ service: Service, kind: Schema.Literals(CredentialKinds), value: Schema.String })
       ),
       error: writeErrors
-    }).annotate(OpenApi.Description, "A new value, shown once; the old one stops working at once."),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "A new value, shown once; the old one stops working at once."),
     HttpApiEndpoint.post("promoteService", "/api/v1/admin/services/:id/promote", {
       params: serviceParam,
       success: ServiceEnvelope,
       error: [...writeErrors, E.forbidden]
-    }).annotate(OpenApi.Description, "Draft or suspended to live; 403 without a passing conformance report."),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "Draft or suspended to live; 403 without a passing conformance report."),
     HttpApiEndpoint.post("suspendService", "/api/v1/admin/services/:id/suspend", {
       params: serviceParam,
       success: ServiceEnvelope,
       error: writeErrors
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("mintToken", "/api/v1/admin/tokens", {
       payload: TokenBody,
       success: envelope("IdentityTokenEnvelope", Schema.Struct({ token: Schema.String, expiresAt: Timestamp })),

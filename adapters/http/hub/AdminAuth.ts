@@ -2,15 +2,17 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { constantTimeEqual } from "../../../core/auth/StaticKey.ts"
 import { errorResponse } from "../ErrorResponse.ts"
+import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 
 /**
  * The hub's operator plane, `/api/v1/admin/*`: `Authorization: Bearer <HUB_ADMIN_KEY>`, compared in constant
  * time. Fails closed: without a configured key every operator route answers 501 NOT_CONFIGURED (document 1,
  * "A service without a configured key ... fails closed (501 on hub routes)").
  */
-export class HubAdminAuth extends HttpApiMiddleware.Service<HubAdminAuth>()("adapters/http/hub/HubAdminAuth", {
-  security: { hubAdminKey: HttpApiSecurity.bearer }
-}) {}
+export class HubAdminAuth extends HttpApiMiddleware.Service<HubAdminAuth, { provides: IdempotencyScope }>()(
+  "adapters/http/hub/HubAdminAuth",
+  { security: { hubAdminKey: HttpApiSecurity.bearer } }
+) {}
 
 export const HubAdminAuthLayer = (config: { readonly adminKey: Redacted.Redacted<string> | undefined }) =>
   Layer.succeed(HubAdminAuth)({
@@ -21,7 +23,7 @@ export const HubAdminAuthLayer = (config: { readonly adminKey: Redacted.Redacted
       }
       const presented = Redacted.value(credential)
       return presented.length > 0 && constantTimeEqual(presented, expected)
-        ? httpEffect
+        ? Effect.provideService(httpEffect, IdempotencyScope, "operator")
         : Effect.succeed(errorResponse("UNAUTHORIZED"))
     }
   })

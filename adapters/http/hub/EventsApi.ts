@@ -7,6 +7,7 @@ import { MaxBodyBytes } from "../BodyLimit.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { HubAdminAuth } from "./AdminAuth.ts"
+import { IdempotencyOptional } from "../IdempotencyMiddleware.ts"
 
 const envelope = <S extends Schema.Top>(identifier: string, data: S) => Schema.Struct({ data }).annotate({ identifier })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
@@ -123,10 +124,12 @@ export class EventsAdminGroup extends HttpApiGroup.make("eventsAdmin")
       payload: CatalogAddBody,
       success: envelope("EventCatalogEntryEnvelope", EventCatalogEntrySchema).pipe(HttpApiSchema.status(201)),
       error: [E.badRequest, E.unauthorized, E.notConfigured]
-    }).annotate(
-      OpenApi.Description,
-      "Adds or replaces a type. 400 for a bad type, an unregistered producer, or a dataSchema that does not compile."
-    ),
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(
+        OpenApi.Description,
+        "Adds or replaces a type. 400 for a bad type, an unregistered producer, or a dataSchema that does not compile."
+      ),
     HttpApiEndpoint.get("userNotifications", "/api/v1/admin/users/:email/notifications", {
       params: { email: Email },
       query: {
@@ -156,7 +159,9 @@ export class EventsAdminGroup extends HttpApiGroup.make("eventsAdmin")
         Schema.Struct({ email: Schema.String, preferences: PreferencesSchema })
       ),
       error: [E.badRequest, E.unauthorized, E.notFound, E.notConfigured]
-    }).annotate(OpenApi.Description, "Changes the named fields of the user's preferences; the others are kept.")
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "Changes the named fields of the user's preferences; the others are kept.")
   )
   .middleware(HubAdminAuth)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
