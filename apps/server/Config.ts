@@ -100,6 +100,11 @@ export const ServerConfig = Config.all({
   hubCallsPerMinute: Config.Int("HUB_CALLS_PER_MINUTE").pipe(Config.withDefault(600)),
   /** How often the hub's event processor looks for accepted events (it is also woken by each accept). */
   hubWorkerPollMillis: Config.Int("HUB_WORKER_POLL_MS").pipe(Config.withDefault(1_000)),
+  /**
+   * How long a processor holds an accepted event it claimed: if its server dies, another (or the same after
+   * a restart) processes the event once this has passed. Longer than any processing takes.
+   */
+  hubEventLeaseMillis: Config.Int("HUB_EVENT_LEASE_MS").pipe(Config.withDefault(60_000)),
   /** How often a user's pending notification emails go out, as one email. */
   hubEmailBatchMillis: Config.Int("HUB_EMAIL_BATCH_MS").pipe(Config.withDefault(300_000)),
   build: Config.String("BUILD_ID").pipe(Config.withDefault("dev")),

@@ -160,7 +160,10 @@ export const makeServer = (options: ServerOptions) => {
     Conformance.layer({ issuer: config.platformIssuer }).pipe(
       Layer.provide(ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
     ),
-    HubEventsLayer({ quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 } })
+    HubEventsLayer({
+      quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 },
+      processor: { leaseMillis: config.hubEventLeaseMillis }
+    })
   ).pipe(
     Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
     Layer.provideMerge(
