@@ -1,189 +1,228 @@
 /**
- * `npm run bench`: throughput of the hot paths, printed as operations per second. Speed is measured
- * here, never asserted in tests. Each case runs for a fixed time after a warm-up.
+ * `npm run bench`: the bundled server, started as `npm start` starts it, driven over HTTP by autocannon on
+ * each hot path, beside a raw baseline (plain node:http and one SQL statement per request) on the same kind
+ * of database. Runs on the embedded database (a temporary DATA_DIR) and, when DATABASE_URL is set, on a fresh
+ * database of that Postgres server, dropped afterwards. Prints one table, writes it to bench/results/ as JSON
+ * and markdown, and fails when any answer was not 2xx. Speed is measured here, never asserted in tests.
+ *
+ * Options: `--db=embedded|postgres`, `--only=<path>,<path>` (names as in the table), `--connections=32,1`,
+ * `--quick` (short runs, to check the harness), `--no-micro`; BENCH_SECONDS and BENCH_WARMUP_SECONDS set the
+ * measured and warm-up time of each run (default 3 and 1).
  */
-import { Effect, Layer, Redacted } from "effect"
-import { IdempotencyStoreMemory } from "../adapters/memory/IdempotencyStoreMemory.ts"
-import { decisionsRoutes } from "../apps/server/Services.ts"
-import { sign, verify } from "../core/auth/Signature.ts"
-import { mint, verify as verifyToken } from "../core/auth/IdentityToken.ts"
-import { step } from "../core/decisions/DecisionMachine.ts"
-import type { Decision } from "../core/decisions/Decision.ts"
-import { Readiness } from "../core/kernel/index.ts"
-import { DecisionsMemory } from "../test/support/DecisionsMemory.ts"
-import { serveForTest } from "../test/support/Http.ts"
-import { mintToken } from "../test/support/Tokens.ts"
-import { hubEventsStack, registerProducer, signedDelivery } from "../test/support/HubEvents.ts"
-import { EventCatalog } from "../core/hub/EventCatalog.ts"
-import { EventIngest } from "../core/hub/EventIngest.ts"
-import { notificationDataSchema } from "../core/hub/FirstPartyCatalog.ts"
-import { IdGenerator } from "../core/kernel/Ids.ts"
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { availableParallelism, tmpdir, totalmem } from "node:os"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import pg from "pg"
+import { drive, type LoadOptions } from "./Load.ts"
+import { microBenchmarks } from "./Micro.ts"
+import { benchPaths, seedBaseline } from "./Paths.ts"
+import {
+  failedRuns,
+  machineLine,
+  markdownTable,
+  textTable,
+  type ExtraFigure,
+  type Machine,
+  type Report,
+  type Row
+} from "./Report.ts"
+import { startBaseline, startBundledServer, type ChildService } from "./ServerProcess.ts"
+import { machineKeysSetting, setUpBenchData } from "./Setup.ts"
 
-const results: Array<{ name: string; opsPerSecond: number }> = []
-
-const measure = async (name: string, op: () => unknown | Promise<unknown>, seconds = 1.5) => {
-  for (let i = 0; i < 200; i++) await op()
-  const until = performance.now() + seconds * 1000
-  let count = 0
-  const started = performance.now()
-  while (performance.now() < until) {
-    await op()
-    count++
-  }
-  const opsPerSecond = Math.round(count / ((performance.now() - started) / 1000))
-  results.push({ name, opsPerSecond })
-  console.log(`${name.padEnd(52)} ${opsPerSecond.toLocaleString("en").padStart(12)} ops/s`)
-}
-
-const now = Math.floor(Date.now() / 1000)
-const body = JSON.stringify({ id: "01J", type: "decisions.notification.created", data: { x: "y".repeat(800) } })
-const signature = sign({ secret: "k", timestamp: now, payload: body })
-await measure("AUTH-2 verify (1 KB body)", () =>
-  verify({ secret: "k", timestamp: String(now), signature, payload: body, nowSeconds: now })
+const root = resolve(import.meta.dirname, "..")
+const args = process.argv.slice(2)
+const option = (name: string) =>
+  args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+  (args.includes(`--${name}`) ? "" : undefined)
+const quick = option("quick") !== undefined
+const seconds = Number(process.env["BENCH_SECONDS"] ?? (quick ? 1 : 3))
+const warmupSeconds = Number(process.env["BENCH_WARMUP_SECONDS"] ?? (quick ? 0.5 : 1))
+const connectionCounts = (option("connections") ?? "32,1").split(",").map(Number)
+const only = option("only")
+  ?.split(",")
+  .map((name) => name.trim())
+  .filter((name) => name !== "")
+const databaseUrl = process.env["DATABASE_URL"]
+const databases = (["embedded", "postgres"] as const).filter(
+  (kind) =>
+    (option("db") === undefined || option("db") === kind) &&
+    (kind === "embedded" || (databaseUrl !== undefined && databaseUrl !== ""))
 )
+if (option("db") === "postgres" && databases.length === 0) throw new Error("--db=postgres needs DATABASE_URL")
 
-const token = await Effect.runPromise(
-  mint({ key: "embed", issuer: "hub", audience: "decisions", subject: "a@b.co", nowSeconds: now })
-)
-await measure("AUTH-4 identity token verify", () =>
-  Effect.runPromise(verifyToken({ token, key: "embed", issuer: "hub", audience: "decisions", nowSeconds: now }))
-)
+const secret = () => randomBytes(24).toString("hex")
+/** Far above what the load reaches: the benchmark measures work, never a 429. */
+const unlimited = "1000000000"
 
-const decision: Decision = {
-  id: "01JDECISION0000000000000000",
-  organizationId: "org",
-  callerName: "agent",
-  roleSlug: "ops",
-  status: "pending",
-  title: "t",
-  facts: [],
-  links: [],
-  options: [
-    { id: "a", label: "A" },
-    { id: "b", label: "B" }
-  ],
-  urgency: "normal",
-  infoRequests: [],
-  assignmentHistory: [],
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-  version: 0
-}
-await measure("decision machine: choose", () =>
-  step(decision, { _tag: "Choose", actor: "a@b.co", optionId: "a" }, Date.now())
-)
-
-// HTTP on the memory adapters, through a real loopback socket.
-const apiKey = "bench-key"
-const embedKey = "bench-embed-key"
-await Effect.runPromise(
-  Effect.scoped(
-    Effect.gen(function* () {
-      const { baseUrl } = yield* serveForTest(
-        decisionsRoutes({
-          production: false,
-          build: "bench",
-          platformIssuer: "hub",
-          decisionsApiKey: Redacted.make(apiKey),
-          decisionsEmbedKey: Redacted.make(embedKey),
-          tasksApiKey: undefined,
-          decisionsCallerRequestsPerMinute: 1_000_000_000,
-          decisionsUserRequestsPerMinute: 1_000_000_000
-        }).pipe(
-          Layer.provide(
-            Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, Layer.succeed(Readiness)({ check: Effect.void }))
-          )
-        )
-      )
-      yield* Effect.promise(async () => {
-        const admin = await mintToken({
-          key: embedKey,
-          issuer: "hub",
-          audience: "decisions",
-          email: "admin@x.co",
-          companyId: "org",
-          orgRole: "ADMIN"
-        })
-        const headers = {
-          "content-type": "application/json",
-          "x-decisions-api-key": apiKey,
-          "x-workspace-token": admin
-        }
-        await fetch(`${baseUrl}/api/v1/workspace/roles`, {
-          method: "POST",
-          headers,
-          body: JSON.stringify({ slug: "ops", name: "Ops" })
-        })
-        const key = (
-          (await (
-            await fetch(`${baseUrl}/api/v1/workspace/keys`, {
-              method: "POST",
-              headers,
-              body: JSON.stringify({ name: "bench" })
-            })
-          ).json()) as any
-        ).data.plaintext
-        const caller = { "content-type": "application/json", authorization: `Bearer ${key}` }
-        let n = 0
-        const payload = JSON.stringify({
-          title: "Ship?",
-          roleSlug: "ops",
-          options: [{ label: "Yes" }, { label: "No" }]
-        })
-        let lastId = ""
-        await measure("HTTP POST /api/v1/decisions (memory, sequential)", async () => {
-          const r = await fetch(`${baseUrl}/api/v1/decisions`, {
-            method: "POST",
-            headers: { ...caller, "idempotency-key": `k${n++}` },
-            body: payload
-          })
-          lastId = ((await r.json()) as any).data.decision.id
-        })
-        await measure("HTTP GET /api/v1/decisions/{id} (memory, sequential)", async () => {
-          await (await fetch(`${baseUrl}/api/v1/decisions/${lastId}`, { headers: caller })).text()
-        })
-      })
-    })
-  )
-)
-
-// The hub's event ingest through its use case on the memory adapters: verify, validate, dedupe, accept.
-await Effect.runPromise(
-  Effect.gen(function* () {
-    const signingKey = yield* registerProducer("benchbot")
-    yield* EventCatalog.use((catalog) =>
-      catalog.add({
-        type: "benchbot.notification.created",
-        producer: "benchbot",
-        isNotification: true,
-        dataSchema: notificationDataSchema
-      })
-    )
-    const ingest = yield* EventIngest
-    const ids = yield* IdGenerator
-    const deliver = (id: string) => {
-      const body = JSON.stringify({
-        id,
-        type: "benchbot.notification.created",
-        service: "benchbot",
-        occurredAt: new Date().toISOString(),
-        subject: { email: "ada@acme.test" },
-        data: { title: "Report ready", body: "y".repeat(400) },
-        contractVersion: "v1"
-      })
-      return ingest.ingest(
-        signedDelivery({ secret: signingKey, body, timestamp: Math.floor(Date.now() / 1000), eventId: id })
-      )
+/** A database of its own on the Postgres server of DATABASE_URL, so runs never collide; dropped after. */
+const freshDatabase = async (url: string) => {
+  const name = `bench_${randomBytes(5).toString("hex")}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const fresh = new URL(url)
+  fresh.pathname = `/${name}`
+  return {
+    url: fresh.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
     }
-    yield* Effect.promise(async () => {
-      await measure("hub event ingest: new event accepted (memory)", () =>
-        Effect.runPromise(Effect.flatMap(ids.next, deliver))
-      )
-      const seen = await Effect.runPromise(ids.next)
-      await Effect.runPromise(deliver(seen))
-      await measure("hub event ingest: duplicate answered (memory)", () => Effect.runPromise(deliver(seen)))
+  }
+}
+
+const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<LoadOptions>) => {
+  const dir = mkdtempSync(join(tmpdir(), `hitl-bench-${kind}-`))
+  const cleanups: Array<() => Promise<void>> = []
+  const rows: Array<Row> = []
+  let failed = false
+  try {
+    const database = kind === "postgres" ? await freshDatabase(databaseUrl!) : undefined
+    if (database !== undefined) cleanups.push(database.drop)
+    const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+    process.stdout.write(`\n[${kind}] starting the server (npm start) ...\n`)
+    const server = await startBundledServer({
+      cwd: root,
+      logFile: join(dir, "server.log"),
+      env: {
+        DATA_DIR: join(dir, "server-data"),
+        ...(database === undefined ? {} : { DATABASE_URL: database.url }),
+        HUB_ADMIN_KEY: keys.hubAdminKey,
+        HUB_SECRETS_KEY: secret(),
+        DECISIONS_API_KEY: keys.decisionsApiKey,
+        DECISIONS_EMBED_KEY: secret(),
+        DECISIONS_SECRETS_KEY: secret(),
+        TASKS_API_KEY: secret(),
+        TASKS_SIGNING_KEY: secret(),
+        TASKS_SECRETS_KEY: secret(),
+        TASKS_MACHINE_KEYS: machineKeysSetting,
+        DECISIONS_CALLER_RATE_LIMIT: unlimited,
+        DECISIONS_USER_RATE_LIMIT: unlimited,
+        HUB_EVENTS_PER_MINUTE: unlimited,
+        HUB_CALLS_PER_MINUTE: unlimited
+      }
     })
-  }).pipe(Effect.provide(hubEventsStack()))
+    cleanups.unshift(server.stop)
+    const data = await setUpBenchData(server, keys)
+    const baseline: ChildService & { readonly origin: string } = await startBaseline({
+      cwd: root,
+      logFile: join(dir, "baseline.log"),
+      env: {
+        BASELINE_SIGNING_KEY: data.signingKey,
+        ...(database === undefined
+          ? { BASELINE_DATA_DIR: join(dir, "baseline-data") }
+          : { BASELINE_DATABASE_URL: database.url, BASELINE_SCHEMA: "raw" })
+      }
+    })
+    cleanups.unshift(baseline.stop)
+    const seeded = await seedBaseline(baseline.origin, data)
+    const paths = await benchPaths(server, { origin: baseline.origin, ...seeded }, data, keys.decisionsApiKey)
+    for (const path of paths) {
+      if (only !== undefined && !only.includes(path.name)) continue
+      for (const options of load) {
+        const serverFigures = await drive(path.server, options)
+        const baselineFigures = await drive(path.baseline, options)
+        const row: Row = {
+          path: path.name,
+          database: kind,
+          connections: options.connections,
+          server: serverFigures,
+          baseline: baselineFigures
+        }
+        rows.push(row)
+        process.stdout.write(`${textTable([row]).split("\n")[2]}\n`)
+      }
+    }
+    return rows
+  } catch (error) {
+    failed = true
+    throw new Error(`[${kind}] ${error instanceof Error ? error.message : String(error)} (logs kept in ${dir})`)
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch((error) => process.stderr.write(`cleanup: ${error}\n`))
+    if (!failed) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Figures that other scripts measure: bench/longpoll.ts (how fast a waiting caller is woken) and
+ * bench/start.ts (how long the server takes to start). Each exports a function returning its figures; a
+ * missing script is reported as such, so the table says what was not measured.
+ */
+const pluggedIn = async (file: string): Promise<ReadonlyArray<ExtraFigure>> => {
+  const path = join(root, "bench", file)
+  if (!existsSync(path)) return [{ name: file, value: "not measured (the script is not there yet)" }]
+  const module: Record<string, unknown> = await import(pathToFileURL(path).href)
+  const measure = [module["default"], ...Object.values(module)].find((value) => typeof value === "function") as
+    ((options: { readonly databaseUrl?: string | undefined }) => unknown) | undefined
+  if (measure === undefined) return [{ name: file, value: "not measured (it exports no function)" }]
+  return asExtraFigures(file, await measure({ databaseUrl }))
+}
+
+/** Accepts what a plugged-in script returns: figures as `{name, value, unit?}`, a list of them, or a record. */
+const asExtraFigures = (source: string, value: unknown): ReadonlyArray<ExtraFigure> => {
+  if (Array.isArray(value)) return value.flatMap((item) => asExtraFigures(source, item))
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>
+    if (typeof record["name"] === "string" && ["number", "string"].includes(typeof record["value"])) {
+      return [
+        {
+          name: record["name"],
+          value: record["value"] as number | string,
+          unit: typeof record["unit"] === "string" ? record["unit"] : undefined
+        }
+      ]
+    }
+    return Object.entries(record).flatMap(([key, inner]) =>
+      typeof inner === "number" || typeof inner === "string"
+        ? [{ name: `${source} ${key}`, value: inner }]
+        : asExtraFigures(`${source} ${key}`, inner)
+    )
+  }
+  return typeof value === "number" || typeof value === "string" ? [{ name: source, value }] : []
+}
+
+const machine: Machine = {
+  cpus: availableParallelism(),
+  memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+  node: process.version,
+  date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC"
+}
+
+const load = connectionCounts.map((connections) => ({ connections, seconds, warmupSeconds }))
+const rows: Array<Row> = []
+for (const kind of databases) rows.push(...(await benchDatabase(kind, load)))
+
+const extras: Array<ExtraFigure> = []
+if (only === undefined) {
+  for (const file of ["longpoll.ts", "start.ts"]) extras.push(...(await pluggedIn(file)))
+}
+if (option("no-micro") === undefined && only === undefined) {
+  for (const micro of await microBenchmarks(quick ? 0.3 : 1)) {
+    extras.push({ name: `in-process: ${micro.name}`, value: micro.opsPerSecond.toLocaleString("en"), unit: "ops/s" })
+  }
+}
+
+const report: Report = { machine, rows, extras }
+const resultsDir = join(root, "bench", "results")
+mkdirSync(resultsDir, { recursive: true })
+writeFileSync(join(resultsDir, "latest.json"), JSON.stringify(report, null, 2) + "\n")
+writeFileSync(
+  join(resultsDir, "latest.md"),
+  `${machineLine(machine)}; ${seconds} s per run after ${warmupSeconds} s of warm-up\n\n${markdownTable(rows, extras)}\n`
+)
+process.stdout.write(
+  `\n${machineLine(machine)}; ${seconds} s per run after ${warmupSeconds} s of warm-up\n` +
+    `ratio = server req/s / raw req/s\n\n${textTable(rows, extras)}\n\nwritten to bench/results/latest.json and latest.md\n`
 )
 
-console.log(JSON.stringify({ results }))
+const failures = failedRuns(rows)
+if (failures.length > 0) {
+  process.stderr.write(`\nFAILED: answers outside 2xx were measured, so these figures are wrong:\n`)
+  for (const failure of failures) process.stderr.write(`  ${failure}\n`)
+  process.exitCode = 1
+}

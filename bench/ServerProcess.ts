@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { closeSync, openSync } from "node:fs"
+import { createServer } from "node:net"
+
+/** A free loopback port, found by binding port 0. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
+    })
+  })
+
+export interface ChildService {
+  readonly child: ChildProcess
+  /** Everything the process printed, kept in a file for when something goes wrong. */
+  readonly logFile: string
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Spawns a command in a process group of its own (npm, its shell and the server under it), its output going
+ * straight to `logFile` (not through this process, which is busy generating load). `stop` sends SIGTERM to
+ * that group, and SIGKILL if it has not exited after 15 s.
+ */
+export const spawnService = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly env: Record<string, string | undefined>; readonly logFile: string; readonly cwd: string }
+): ChildService => {
+  const log = openSync(options.logFile, "a")
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", log, log],
+    detached: true
+  })
+  closeSync(log)
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name)
+    } catch {
+      // already gone
+    }
+  }
+  return {
+    child,
+    logFile: options.logFile,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        signal("SIGTERM")
+        const timer = setTimeout(() => signal("SIGKILL"), 15_000)
+        await exited
+        clearTimeout(timer)
+      }
+    }
+  }
+}
+
+/** Waits until every URL answers 200, or fails naming the log when the process exits or 120 s pass. */
+export const waitUntilReady = async (service: ChildService, urls: ReadonlyArray<string>) => {
+  const deadline = Date.now() + 120_000
+  for (const url of urls) {
+    while (true) {
+      if (service.child.exitCode !== null) throw new Error(`the process exited early: see ${service.logFile}`)
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within 120 s: see ${service.logFile}`)
+      const ok = await fetch(url).then(
+        async (response) => (await response.arrayBuffer(), response.ok),
+        () => false
+      )
+      if (ok) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+export interface BundledServer extends ChildService {
+  readonly hub: string
+  readonly decisions: string
+  readonly tasks: string
+}
+
+/**
+ * The bundled server, started the way a user starts it (`npm start`, whatever that runs), on free ports,
+ * with the given environment on top of PATH and HOME; ready once all three services answer `/api/v1/ready`.
+ */
+export const startBundledServer = async (options: {
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly logFile: string
+}): Promise<BundledServer> => {
+  const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }
+  const service = spawnService("npm", ["start", "--silent"], {
+    cwd: options.cwd,
+    logFile: options.logFile,
+    env: {
+      PATH: process.env["PATH"],
+      HOME: process.env["HOME"],
+      HUB_PORT: String(ports.hub),
+      DECISIONS_PORT: String(ports.decisions),
+      TASKS_PORT: String(ports.tasks),
+      ...options.env
+    }
+  })
+  const origin = (port: number) => `http://127.0.0.1:${port}`
+  const server = {
+    ...service,
+    hub: origin(ports.hub),
+    decisions: origin(ports.decisions),
+    tasks: origin(ports.tasks)
+  }
+  try {
+    await waitUntilReady(
+      service,
+      [server.hub, server.decisions, server.tasks].map((base) => `${base}/api/v1/ready`)
+    )
+  } catch (error) {
+    await service.stop()
+    throw error
+  }
+  return server
+}
+
+/** The raw baseline (bench/BaselineServer.ts) in a child process of its own, like the server under test. */
+export const startBaseline = async (options: {
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly logFile: string
+}): Promise<ChildService & { readonly origin: string }> => {
+  const port = await freePort()
+  const service = spawnService(process.execPath, ["--import", "tsx", "bench/BaselineServer.ts"], {
+    cwd: options.cwd,
+    logFile: options.logFile,
+    env: { PATH: process.env["PATH"], HOME: process.env["HOME"], BASELINE_PORT: String(port), ...options.env }
+  })
+  const origin = `http://127.0.0.1:${port}`
+  try {
+    await waitUntilReady(service, [`${origin}/ready`])
+  } catch (error) {
+    await service.stop()
+    throw error
+  }
+  return { ...service, origin }
+}

@@ -1,0 +1,142 @@
+/**
+ * The data the benchmark needs, set up the way an operator and a user would, through the public APIs of the
+ * running server: the hub's operator API (an organization, two members, a registered producer with an event
+ * type), the decisions workspace (a role held by one member, a caller key) and the task inbox (a personal API
+ * key per user, made with the operator's machine key). Any answer outside 2xx stops the benchmark.
+ */
+import type { BundledServer } from "./ServerProcess.ts"
+
+export const benchOrgName = "Bench Org"
+export const adminEmail = "admin@bench.example"
+export const deciderEmail = "ada@bench.example"
+export const roleSlug = "ops"
+export const producerId = "benchbot"
+export const eventType = `${producerId}.report.generated`
+export const taskCreatorEmail = "alice@bench.example"
+export const taskReaderEmail = "bob@bench.example"
+/** The reader's inbox holds this many tasks: the list answers one page of this size on both sides. */
+export const taskInboxSize = 25
+
+/** `key:email:Name` entries for TASKS_MACHINE_KEYS: the operator's way in to issue the users' own keys. */
+export const machineKeys = {
+  creator: { key: "bench-machine-key-alice-0001", email: taskCreatorEmail, name: "Alice Bench" },
+  reader: { key: "bench-machine-key-bob-000001", email: taskReaderEmail, name: "Bob Bench" }
+} as const
+export const machineKeysSetting = Object.values(machineKeys)
+  .map((k) => `${k.key}:${k.email}:${k.name}`)
+  .join(",")
+
+export interface BenchData {
+  readonly orgId: string
+  readonly callerKey: string
+  readonly decisionId: string
+  readonly signingKey: string
+  readonly creatorTaskKey: string
+  readonly readerTaskKey: string
+  /** A fresh identity token (300 s) for a workspace user, minted by the hub. */
+  readonly workspaceToken: (email: string) => Promise<string>
+}
+
+export const decisionPayload = (n: number) =>
+  JSON.stringify({
+    title: `Refund order ${n}?`,
+    roleSlug,
+    body: "The customer reports the parcel arrived damaged; photos attached in the ticket.",
+    facts: [
+      { label: "Order", value: String(n) },
+      { label: "Amount", value: "42.00 EUR" }
+    ],
+    options: [
+      { id: "refund", label: "Refund" },
+      { id: "replace", label: "Replace" }
+    ]
+  })
+
+export const taskPayload = (n: number) => JSON.stringify({ title: `Follow up on order ${n}`, priority: "HIGH" })
+
+export const eventBody = (id: string, occurredAt: string) =>
+  JSON.stringify({
+    id,
+    type: eventType,
+    service: producerId,
+    occurredAt,
+    subject: { email: deciderEmail },
+    data: { title: "Weekly report ready", pages: 12 },
+    contractVersion: "v1"
+  })
+
+const call = async (method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> => {
+  const response = await fetch(url, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`setup: ${method} ${url} answered ${response.status}: ${text.slice(0, 500)}`)
+  return text.length === 0 ? undefined : JSON.parse(text)
+}
+
+/** The server's own secrets, which the benchmark chose: the operator's key and the hub's key for decisions. */
+export interface OperatorKeys {
+  readonly hubAdminKey: string
+  readonly decisionsApiKey: string
+}
+
+export const setUpBenchData = async (server: BundledServer, keys: OperatorKeys): Promise<BenchData> => {
+  const operator = { authorization: `Bearer ${keys.hubAdminKey}` }
+  const admin = (method: string, path: string, body?: unknown) => call(method, `${server.hub}${path}`, operator, body)
+
+  const orgId: string = (await admin("POST", "/api/v1/admin/orgs", { name: benchOrgName, tier: "monthly" })).data.org.id
+  for (const [email, name, role] of [
+    [adminEmail, "Bench Admin", "ADMIN"],
+    [deciderEmail, "Ada Bench", "MEMBER"]
+  ] as const) {
+    await admin("POST", "/api/v1/admin/users", { email, name, verified: true })
+    await admin("POST", `/api/v1/admin/orgs/${orgId}/members`, { email, role })
+  }
+  const workspaceToken = async (email: string): Promise<string> =>
+    (await admin("POST", "/api/v1/admin/tokens", { service: "decisions", email, companyId: orgId })).data.token
+
+  const registered = await admin("POST", "/api/v1/admin/services", {
+    id: producerId,
+    displayName: "Bench bot",
+    baseUrl: "https://bot.bench.example"
+  })
+  const signingKey: string = registered.data.credentials.signingKey
+  await admin("POST", "/api/v1/admin/event-catalog", {
+    type: eventType,
+    producer: producerId,
+    isNotification: false,
+    dataSchema: {
+      type: "object",
+      required: ["title"],
+      properties: { title: { type: "string", maxLength: 200 }, pages: { type: "integer", minimum: 0 } }
+    }
+  })
+
+  const workspace = {
+    "x-decisions-api-key": keys.decisionsApiKey,
+    "x-workspace-token": await workspaceToken(adminEmail)
+  }
+  const ws = (path: string, body: unknown) => call("POST", `${server.decisions}${path}`, workspace, body)
+  await ws("/api/v1/workspace/roles", { slug: roleSlug, name: "Operations" })
+  await ws(`/api/v1/workspace/roles/${roleSlug}/assignments`, { memberEmail: deciderEmail })
+  const callerKey: string = (await ws("/api/v1/workspace/keys", { name: "bench-agent" })).data.plaintext
+  const decisionId: string = (
+    await call(
+      "POST",
+      `${server.decisions}/api/v1/decisions`,
+      { authorization: `Bearer ${callerKey}`, "idempotency-key": "bench-setup-decision" },
+      JSON.parse(decisionPayload(0))
+    )
+  ).data.decision.id
+
+  const personalKey = async (machineKey: string): Promise<string> =>
+    (await call("POST", `${server.tasks}/api/settings/api-keys`, { "x-api-key": machineKey }, { name: "bench" })).key
+  const creatorTaskKey = await personalKey(machineKeys.creator.key)
+  const readerTaskKey = await personalKey(machineKeys.reader.key)
+  for (let n = 0; n < taskInboxSize; n++) {
+    await call("POST", `${server.tasks}/api/tasks`, { "x-api-key": readerTaskKey }, JSON.parse(taskPayload(n)))
+  }
+  return { orgId, callerKey, decisionId, signingKey, creatorTaskKey, readerTaskKey, workspaceToken }
+}
