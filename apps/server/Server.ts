@@ -204,7 +204,8 @@ export const makeServer = (options: ServerOptions) => {
         pollMillis: config.hubWorkerPollMillis
       })
     ),
-    Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys }))
+    Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys })),
+    Layer.provide(IdempotencyStoreSql("tasks"))
   )
 
   const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener)

@@ -9,7 +9,8 @@ import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/tasks/AuthLayers.ts"
 import { TasksHandlers, TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
-import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
+import { tasksError, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
+import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
 import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
 import type { ContextKeys } from "../../core/hub/ContextKeys.ts"
@@ -136,7 +137,10 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
   )
 }
 
-/** Requires the task inbox use cases (`Tasks`) and Readiness. Errors in document 3's `{error}` shape. */
+/**
+ * Requires the task inbox use cases (`Tasks`), its IdempotencyStore, Transactions and Readiness. Errors in the
+ * task inbox's own `{error}` shape.
+ */
 export const tasksRoutes = (settings: ServiceSettings) =>
   serviceRoutes({
     api: TasksApi,
@@ -150,7 +154,16 @@ export const tasksRoutes = (settings: ServiceSettings) =>
       Layer.mergeAll(
         TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production }),
         TasksApiAuthLayer,
-        TasksSessionAuthLayer
+        TasksSessionAuthLayer,
+        IdempotencyLayers({
+          dialect: "hub",
+          secretsKey: reveal(settings.tasksSecretsKey),
+          render: tasksIdempotencyRender
+        })
       )
     )
   )
+
+/** The task inbox answers a reused Idempotency-Key as its other conflicts: 409 with `{error}`. */
+const tasksIdempotencyRender: ErrorRenderer = (request, failure) =>
+  failure.code === "CONFLICT" ? tasksError(409, failure.message ?? "Conflict") : tasksRenderer(request, failure)

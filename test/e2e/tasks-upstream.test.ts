@@ -15,6 +15,8 @@ import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { pglite } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
 import { opsKey, tasksServer, TasksServer } from "../support/TasksStack.ts"
+import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 /** An upstream that fails every call, with the kind of text an upstream error carries. */
 const failure = () =>
@@ -33,7 +35,16 @@ const userKey = issueSecret("tsk_")
 
 describe("task inbox when the record store fails", () =>
   layer(
-    tasksServer(Layer.mergeAll(FailingRecordStore, TaskApiKeyStoreMemory, SessionStoreMemory, TaskEventOutboxMemory)),
+    tasksServer(
+      Layer.mergeAll(
+        FailingRecordStore,
+        TaskApiKeyStoreMemory,
+        SessionStoreMemory,
+        TaskEventOutboxMemory,
+        IdempotencyStoreMemory,
+        TransactionsMemory
+      )
+    ),
     {
       excludeTestServices: true
     }

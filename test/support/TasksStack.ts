@@ -21,22 +21,37 @@ import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
 import { testServiceSecretsKey } from "./DecisionsMemory.ts"
+import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
+import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
+import type { Transactions } from "../../core/kernel/Transactions.ts"
 
-export type TasksData = Layer.Layer<RecordStore | TaskApiKeyStore | SessionStore | TaskEventOutbox, unknown>
+export type TasksData = Layer.Layer<
+  RecordStore | TaskApiKeyStore | SessionStore | TaskEventOutbox | IdempotencyStore | Transactions,
+  unknown
+>
 
 export const tasksMemoryData: TasksData = Layer.mergeAll(
   RecordStoreMemory,
   TaskApiKeyStoreMemory,
   SessionStoreMemory,
-  TaskEventOutboxMemory
+  TaskEventOutboxMemory,
+  IdempotencyStoreMemory,
+  TransactionsMemory
 )
 
 /** The SQL adapters on a freshly migrated `tasks` schema of the backend's fresh database. */
 export const tasksSqlData = (backend: SqlBackend): TasksData =>
-  Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql, TaskEventOutboxSql).pipe(
-    Layer.provide(migrationsLayer("tasks", tasksMigrations)),
-    Layer.provide(backend.layer)
-  )
+  Layer.mergeAll(
+    RecordStoreSql,
+    TaskApiKeyStoreSql,
+    SessionStoreSql,
+    TaskEventOutboxSql,
+    IdempotencyStoreSql("tasks"),
+    TransactionsSql
+  ).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)), Layer.provide(backend.layer))
 
 export const publicUrl = "https://tasks.example.com"
 export const opsKey: MachineKey = {
@@ -70,7 +85,7 @@ export const tasksServer = (data: TasksData) =>
   Layer.effect(
     TasksServer,
     Effect.gen(function* () {
-      const context = yield* Effect.context<Tasks>()
+      const context = yield* Effect.context<Tasks | IdempotencyStore | Transactions>()
       return yield* serveForTest(
         tasksRoutes(settings).pipe(
           Layer.provide(Layer.succeedContext(context)),

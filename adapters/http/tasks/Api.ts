@@ -4,6 +4,7 @@ import { reportAllIssues } from "../ParseOptions.ts"
 import { TasksUniformGroup } from "../uniform/UniformApi.ts"
 import { TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
 import * as S from "./Schemas.ts"
+import { IdempotencyOptional } from "../IdempotencyMiddleware.ts"
 
 const E = S.TasksErrors
 const id = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) }
@@ -34,40 +35,56 @@ export class TasksGroup extends HttpApiGroup.make("tasks")
     HttpApiEndpoint.get("search", "/api/tasks/search", { query: S.SearchQuery, success: S.TaskList, error: reads }),
     HttpApiEndpoint.get("history", "/api/tasks/history", { query: S.HistoryQuery, success: S.TaskList, error: reads }),
     HttpApiEndpoint.get("get", "/api/tasks/:id", { params: id, success: S.OneTask, error: reads }),
-    HttpApiEndpoint.post("create", "/api/tasks", { payload: S.CreateTaskBody, success: S.TaskCreated, error: writes }),
-    HttpApiEndpoint.post("bulk", "/api/tasks/bulk", { payload: S.BulkBody, success: S.BulkResult, error: writes }),
+    HttpApiEndpoint.post("create", "/api/tasks", {
+      payload: S.CreateTaskBody,
+      success: S.TaskCreated,
+      error: writes
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("bulk", "/api/tasks/bulk", {
+      payload: S.BulkBody,
+      success: S.BulkResult,
+      error: writes
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.patch("update", "/api/tasks/:id", {
       params: id,
       payload: S.PatchTaskBody,
       success: S.OneTask,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("accept", "/api/tasks/:id/accept", {
       params: id,
       payload: S.AcceptBody,
       success: S.OneTask,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("reject", "/api/tasks/:id/reject", {
       params: id,
       payload: S.RejectBody,
       success: S.OneTask,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("needsInfo", "/api/tasks/:id/needs-info", {
       params: id,
       payload: S.NeedsInfoBody,
       success: S.OneTask,
       error: writes
-    }),
-    HttpApiEndpoint.post("archive", "/api/tasks/:id/archive", { params: id, success: S.OneTask, error: writes }),
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("archive", "/api/tasks/:id/archive", {
+      params: id,
+      success: S.OneTask,
+      error: writes
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("delegate", "/api/tasks/:id/delegate", {
       params: id,
       payload: S.DelegateBody,
       success: S.OneTask,
       error: writes
-    }),
-    HttpApiEndpoint.post("shortlink", "/api/tasks/:id/shortlink", { params: id, success: S.ShortLink, error: writes })
+    }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.post("shortlink", "/api/tasks/:id/shortlink", {
+      params: id,
+      success: S.ShortLink,
+      error: writes
+    }).middleware(IdempotencyOptional)
   )
   .middleware(TasksApiAuth)
   .annotateMerge(apiKey) {}
@@ -79,18 +96,18 @@ export class ProposalsGroup extends HttpApiGroup.make("proposals")
       payload: S.ProposalBody,
       success: S.ProposalCreated,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("accept", "/api/proposals/:id/accept", {
       params: id,
       success: S.ProposalAccepted,
       error: [...writes, E.forbidden, E.conflict]
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("reject", "/api/proposals/:id/reject", {
       params: id,
       payload: S.ProposalRejectBody,
       success: S.OneProposal,
       error: [...writes, E.forbidden, E.conflict]
-    })
+    }).middleware(IdempotencyOptional)
   )
   .middleware(TasksApiAuth)
   .annotateMerge(apiKey) {}
@@ -109,7 +126,7 @@ export class DirectoryGroup extends HttpApiGroup.make("directory")
       payload: S.ProjectPatchBody,
       success: S.OneProject,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("clients", "/api/clients", { success: S.ClientList, error: reads }),
     HttpApiEndpoint.get("searchClients", "/api/clients/search", {
       query: { q: Schema.optionalKey(Schema.String) },
@@ -138,14 +155,20 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
       payload: S.SettingsPatchBody,
       success: S.SettingsAnswer,
       error: writes
-    }),
+    }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("listKeys", "/api/settings/api-keys", { success: S.ApiKeyList, error: reads }),
     HttpApiEndpoint.post("createKey", "/api/settings/api-keys", {
       payload: S.ApiKeyCreateBody,
       success: S.ApiKeyCreated,
       error: writes
-    }).annotate(OpenApi.Description, "Generates a key; the secret (`key`) is shown in this answer only."),
-    HttpApiEndpoint.delete("revokeKey", "/api/settings/api-keys/:id", { params: id, success: S.Ok, error: writes })
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(OpenApi.Description, "Generates a key; the secret (`key`) is shown in this answer only."),
+    HttpApiEndpoint.delete("revokeKey", "/api/settings/api-keys/:id", {
+      params: id,
+      success: S.Ok,
+      error: writes
+    }).middleware(IdempotencyOptional)
   )
   .middleware(TasksApiAuth)
   .annotateMerge(apiKey) {}

@@ -1,6 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { Tasks } from "../../../core/tasks/Tasks.ts"
+import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { CurrentTaskUser, sessionCookie, TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
 import { tasksError, tasksErrorResponse } from "./TasksErrors.ts"
 
@@ -22,7 +23,11 @@ export const TasksApiAuthLayer = Layer.effect(
                   (yield* HttpServerRequest.HttpServerRequest).cookies[sessionCookie] ?? ""
                 )
           if (user === undefined) return notAuthenticated()
-          return yield* Effect.provideService(httpEffect, CurrentTaskUser, user)
+          // A person's keys and sessions share one idempotency scope: their own.
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentTaskUser, user),
+            Effect.provideService(IdempotencyScope, `person:${user.id}`)
+          )
         }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))
     })
   })
