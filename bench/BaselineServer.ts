@@ -86,7 +86,7 @@ const sql = {
     VALUES ($1, $2, $3, 'pending', $4, $5)`,
   getDecision: `SELECT doc FROM ${schema}.decisions WHERE id = $1`,
   inbox: `SELECT doc FROM ${schema}.decisions WHERE organization_id = $1 AND role_slug = $2
-    AND status IN ('pending', 'needs_info') ORDER BY id DESC LIMIT 25`,
+    ORDER BY id DESC LIMIT 25`,
   insertEvent: `INSERT INTO ${schema}.events (service, id, data, received_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT DO NOTHING RETURNING id`,
   insertTask: `INSERT INTO ${schema}.tasks (id, owner, triage, fields) VALUES ($1, $2, 'New', $3)`,

@@ -21,14 +21,22 @@ export interface LoadOptions {
   readonly warmupSeconds: number
 }
 
-const run = (target: Target, connections: number, seconds: number, record: (status: number, ms: number) => void) =>
-  new Promise<autocannon.Result>((resolve, reject) => {
+interface RunResult {
+  readonly errors: number
+  /** From the start to the last answer. (autocannon's own duration ends on its next one-second tick.) */
+  readonly seconds: number
+}
+
+const run = (target: Target, connections: number, amount: number, record: (status: number, ms: number) => void) =>
+  new Promise<RunResult>((resolve, reject) => {
     const first = target.next()
+    const started = performance.now()
+    let lastAnswer = started
     const instance = autocannon(
       {
         url: target.origin,
         connections,
-        duration: seconds,
+        amount,
         timeout: 30,
         requests: [
           {
@@ -47,25 +55,49 @@ const run = (target: Target, connections: number, seconds: number, record: (stat
           }
         ]
       },
-      (error, result) => (error ? reject(error) : resolve(result))
+      (error, result) =>
+        error
+          ? reject(error)
+          : resolve({
+              errors: result.errors + result.timeouts,
+              seconds: Math.max(lastAnswer - started, 1) / 1000
+            })
     )
-    instance.on("response", (_client, statusCode, _bytes, responseTime) => record(statusCode, responseTime))
+    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      lastAnswer = performance.now()
+      record(statusCode, responseTime)
+    })
   })
 
 /**
- * Drives a target with autocannon: a warm-up whose answers are only checked, then the measured run. Latencies
- * are kept in full from autocannon's per-response event (its own histogram rounds to whole milliseconds, too
- * coarse for a raw baseline). Every answer outside 2xx and every connection error is counted, warm-up included.
+ * Drives a target with autocannon: warm-up rounds whose answers are only checked, then the measured run.
+ *
+ * Each run sends a fixed number of requests and waits for every answer, rather than stopping on a timer: a
+ * timed stop drops the connections with requests still in flight, and the server's recovery from those
+ * aborted requests would then be measured as part of the next run. The measured run's size comes from the
+ * rate of the last warm-up round, so it lasts about `seconds`.
+ *
+ * Latencies are kept in full from autocannon's per-response event (its own histogram rounds to whole
+ * milliseconds, too coarse for a raw baseline). Every answer outside 2xx and every connection error is
+ * counted, warm-up included.
  */
 export const drive = async (target: Target, options: LoadOptions): Promise<Figures> => {
   const non2xx: Record<string, number> = {}
+  let errors = 0
   const countStatus = (status: number) => {
     if (status < 200 || status > 299) non2xx[status] = (non2xx[status] ?? 0) + 1
   }
-  const warmup =
-    options.warmupSeconds > 0 ? await run(target, options.connections, options.warmupSeconds, countStatus) : undefined
+  const round = Math.max(options.connections * 5, 20)
+  let rate = 0
+  const warmupUntil = performance.now() + options.warmupSeconds * 1000
+  do {
+    const warm = await run(target, options.connections, round, countStatus)
+    errors += warm.errors
+    rate = round / warm.seconds
+  } while (performance.now() < warmupUntil)
   let latencies: Array<number> = []
-  const result = await run(target, options.connections, options.seconds, (status, ms) => {
+  const amount = Math.max(options.connections * 10, Math.round(rate * options.seconds))
+  const result = await run(target, options.connections, amount, (status, ms) => {
     countStatus(status)
     latencies.push(ms)
   })
@@ -73,11 +105,11 @@ export const drive = async (target: Target, options: LoadOptions): Promise<Figur
   latencies = []
   return {
     requests: sorted.length,
-    seconds: result.duration,
-    requestsPerSecond: sorted.length / result.duration,
+    seconds: result.seconds,
+    requestsPerSecond: sorted.length / result.seconds,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     non2xx,
-    errors: result.errors + result.timeouts + (warmup === undefined ? 0 : warmup.errors + warmup.timeouts)
+    errors: errors + result.errors
   }
 }

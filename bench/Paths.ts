@@ -9,7 +9,9 @@ import type { RequestShape, Target } from "./Load.ts"
 import type { BundledServer } from "./ServerProcess.ts"
 import {
   decisionPayload,
+  decisionsSeeded,
   deciderEmail,
+  inBatches,
   eventBody,
   roleSlug,
   taskCreatorEmail,
@@ -59,23 +61,27 @@ const call = async (url: string, init: RequestInit) => {
   return JSON.parse(text)
 }
 
-/** The baseline's own copy of what the server was given: one decision to read, the reader's inbox of tasks. */
+/** The baseline's own copy of what the server was given: the same decisions, the reader's inbox of tasks. */
 export const seedBaseline = async (origin: string, data: BenchData) => {
   const decision = await call(`${origin}/decisions?org=${data.orgId}`, {
     method: "POST",
     headers: json,
     body: decisionPayload(0)
   })
-  for (let n = 0; n < taskInboxSize; n++) {
-    await call(`${origin}/tasks?owner=${encodeURIComponent(taskReaderEmail)}`, {
+  await inBatches(decisionsSeeded - 1, (n) =>
+    call(`${origin}/decisions?org=${data.orgId}`, { method: "POST", headers: json, body: decisionPayload(n + 1) })
+  )
+  await inBatches(taskInboxSize, (n) =>
+    call(`${origin}/tasks?owner=${encodeURIComponent(taskReaderEmail)}`, {
       method: "POST",
       headers: json,
       body: taskPayload(n)
     })
-  }
+  )
   return { decisionId: decision.data.decision.id as string }
 }
 
+/** Reads first, on the seeded data, so the server and the baseline read tables of the same size; then writes. */
 export const benchPaths = async (
   server: BundledServer,
   baseline: { readonly origin: string; readonly decisionId: string },
@@ -88,6 +94,43 @@ export const benchPaths = async (
   const caller = { authorization: `Bearer ${data.callerKey}` }
   const deciderToken = await data.workspaceToken(deciderEmail)
   return [
+    {
+      name: "decision inbox list",
+      server: {
+        origin: server.decisions,
+        next: () => ({
+          method: "GET",
+          path: "/api/v1/workspace/decisions?scope=inbox",
+          headers: { "x-decisions-api-key": decisionsApiKey, "x-workspace-token": deciderToken }
+        })
+      },
+      baseline: {
+        origin: baseline.origin,
+        next: () => ({ method: "GET", path: `/inbox?org=${data.orgId}&role=${roleSlug}` })
+      }
+    },
+    {
+      name: "decision get",
+      server: {
+        origin: server.decisions,
+        next: () => ({ method: "GET", path: `/api/v1/decisions/${data.decisionId}`, headers: caller })
+      },
+      baseline: {
+        origin: baseline.origin,
+        next: () => ({ method: "GET", path: `/decisions/${baseline.decisionId}` })
+      }
+    },
+    {
+      name: "task list",
+      server: {
+        origin: server.tasks,
+        next: () => ({ method: "GET", path: "/api/tasks", headers: { "x-api-key": data.readerTaskKey } })
+      },
+      baseline: {
+        origin: baseline.origin,
+        next: () => ({ method: "GET", path: `/tasks?owner=${encodeURIComponent(taskReaderEmail)}` })
+      }
+    },
     {
       name: "decision create",
       server: {
@@ -113,48 +156,6 @@ export const benchPaths = async (
       }
     },
     {
-      name: "decision get",
-      server: {
-        origin: server.decisions,
-        next: () => ({ method: "GET", path: `/api/v1/decisions/${data.decisionId}`, headers: caller })
-      },
-      baseline: {
-        origin: baseline.origin,
-        next: () => ({ method: "GET", path: `/decisions/${baseline.decisionId}` })
-      }
-    },
-    {
-      name: "decision inbox list",
-      server: {
-        origin: server.decisions,
-        next: () => ({
-          method: "GET",
-          path: "/api/v1/workspace/decisions?scope=inbox",
-          headers: { "x-decisions-api-key": decisionsApiKey, "x-workspace-token": deciderToken }
-        })
-      },
-      baseline: {
-        origin: baseline.origin,
-        next: () => ({ method: "GET", path: `/inbox?org=${data.orgId}&role=${roleSlug}` })
-      }
-    },
-    {
-      name: "event ingest",
-      server: { origin: server.hub, next: () => signedEvent("/api/webhooks/events", data.signingKey) },
-      baseline: { origin: baseline.origin, next: () => signedEvent("/events", data.signingKey) }
-    },
-    {
-      name: "task list",
-      server: {
-        origin: server.tasks,
-        next: () => ({ method: "GET", path: "/api/tasks", headers: { "x-api-key": data.readerTaskKey } })
-      },
-      baseline: {
-        origin: baseline.origin,
-        next: () => ({ method: "GET", path: `/tasks?owner=${encodeURIComponent(taskReaderEmail)}` })
-      }
-    },
-    {
       name: "task create",
       server: {
         origin: server.tasks,
@@ -174,6 +175,11 @@ export const benchPaths = async (
           body: taskPayload(nextCreate())
         })
       }
+    },
+    {
+      name: "event ingest",
+      server: { origin: server.hub, next: () => signedEvent("/api/webhooks/events", data.signingKey) },
+      baseline: { origin: baseline.origin, next: () => signedEvent("/events", data.signingKey) }
     }
   ]
 }

@@ -81,6 +81,45 @@ export const failedRuns = (rows: ReadonlyArray<Row>): ReadonlyArray<string> =>
     )
   )
 
+/**
+ * What a plugged-in script answers, as lines: `{name, value, unit?}` as it is; a list, item by item; a
+ * figure per database (`{database, ...}`) named after it; a field ending in `Millis` as milliseconds.
+ */
+export const asExtraFigures = (source: string, value: unknown): ReadonlyArray<ExtraFigure> => {
+  if (Array.isArray(value)) return value.flatMap((item) => asExtraFigures(source, item))
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>
+    if (typeof record["name"] === "string" && ["number", "string"].includes(typeof record["value"])) {
+      const unit = record["unit"]
+      return [
+        {
+          name: record["name"],
+          value: record["value"] as number | string,
+          unit: typeof unit === "string" ? unit : undefined
+        }
+      ]
+    }
+    const label = typeof record["database"] === "string" ? `${source} (${record["database"]})` : source
+    return Object.entries(record).flatMap(([key, inner]): ReadonlyArray<ExtraFigure> => {
+      if (key === "database") return []
+      if (typeof inner === "number" && key.endsWith("Millis")) {
+        return [{ name: `${label} ${key.slice(0, -"Millis".length)}`, value: inner, unit: "ms" }]
+      }
+      if (typeof inner === "number" || typeof inner === "string") return [{ name: `${label} ${key}`, value: inner }]
+      if (Array.isArray(inner)) {
+        const parts = inner.map((item) =>
+          typeof item === "object" && item !== null
+            ? Object.values(item as Record<string, unknown>).join(" ")
+            : String(item)
+        )
+        return [{ name: `${label} ${key}`, value: parts.join(", ") }]
+      }
+      return asExtraFigures(`${label} ${key}`, inner)
+    })
+  }
+  return typeof value === "number" || typeof value === "string" ? [{ name: source, value }] : []
+}
+
 const rate = (n: number) => Math.round(n).toLocaleString("en")
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0))
 const times = (n: number | undefined) => (n === undefined ? "-" : n < 0.1 ? n.toFixed(3) : n.toFixed(2))

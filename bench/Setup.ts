@@ -14,8 +14,13 @@ export const producerId = "benchbot"
 export const eventType = `${producerId}.report.generated`
 export const taskCreatorEmail = "alice@bench.example"
 export const taskReaderEmail = "bob@bench.example"
-/** The reader's inbox holds this many tasks: the list answers one page of this size on both sides. */
+/** The reader's inbox holds this many tasks: the list answers all of them, on both sides. */
 export const taskInboxSize = 25
+/**
+ * Decisions in the organization before anything is measured: the inbox list reads a page of them. The reads
+ * run before the creates, so both sides read tables of the same size.
+ */
+export const decisionsSeeded = 200
 
 /** `key:email:Name` entries for TASKS_MACHINE_KEYS: the operator's way in to issue the users' own keys. */
 export const machineKeys = {
@@ -64,6 +69,13 @@ export const eventBody = (id: string, occurredAt: string) =>
     data: { title: "Weekly report ready", pages: 12 },
     contractVersion: "v1"
   })
+
+/** Runs `count` calls, a few at a time. */
+export const inBatches = async (count: number, f: (n: number) => Promise<unknown>, size = 8) => {
+  for (let start = 0; start < count; start += size) {
+    await Promise.all(Array.from({ length: Math.min(size, count - start) }, (_, i) => f(start + i)))
+  }
+}
 
 const call = async (method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> => {
   const response = await fetch(url, {
@@ -122,21 +134,24 @@ export const setUpBenchData = async (server: BundledServer, keys: OperatorKeys):
   await ws("/api/v1/workspace/roles", { slug: roleSlug, name: "Operations" })
   await ws(`/api/v1/workspace/roles/${roleSlug}/assignments`, { memberEmail: deciderEmail })
   const callerKey: string = (await ws("/api/v1/workspace/keys", { name: "bench-agent" })).data.plaintext
-  const decisionId: string = (
-    await call(
-      "POST",
-      `${server.decisions}/api/v1/decisions`,
-      { authorization: `Bearer ${callerKey}`, "idempotency-key": "bench-setup-decision" },
-      JSON.parse(decisionPayload(0))
-    )
-  ).data.decision.id
+  const createDecision = async (n: number): Promise<string> =>
+    (
+      await call(
+        "POST",
+        `${server.decisions}/api/v1/decisions`,
+        { authorization: `Bearer ${callerKey}`, "idempotency-key": `bench-setup-${n}` },
+        JSON.parse(decisionPayload(n))
+      )
+    ).data.decision.id
+  const decisionId = await createDecision(0)
+  await inBatches(decisionsSeeded - 1, (n) => createDecision(n + 1))
 
   const personalKey = async (machineKey: string): Promise<string> =>
     (await call("POST", `${server.tasks}/api/settings/api-keys`, { "x-api-key": machineKey }, { name: "bench" })).key
   const creatorTaskKey = await personalKey(machineKeys.creator.key)
   const readerTaskKey = await personalKey(machineKeys.reader.key)
-  for (let n = 0; n < taskInboxSize; n++) {
-    await call("POST", `${server.tasks}/api/tasks`, { "x-api-key": readerTaskKey }, JSON.parse(taskPayload(n)))
-  }
+  await inBatches(taskInboxSize, (n) =>
+    call("POST", `${server.tasks}/api/tasks`, { "x-api-key": readerTaskKey }, JSON.parse(taskPayload(n)))
+  )
   return { orgId, callerKey, decisionId, signingKey, creatorTaskKey, readerTaskKey, workspaceToken }
 }

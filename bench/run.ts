@@ -19,6 +19,7 @@ import { drive, type LoadOptions } from "./Load.ts"
 import { microBenchmarks } from "./Micro.ts"
 import { benchPaths, seedBaseline } from "./Paths.ts"
 import {
+  asExtraFigures,
   failedRuns,
   machineLine,
   markdownTable,
@@ -136,8 +137,13 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
         }
         rows.push(row)
         process.stdout.write(`${textTable([row]).split("\n")[2]}\n`)
+        for (const failure of failedRuns([row])) {
+          failed = true
+          process.stdout.write(`  FAILED ${failure}\n`)
+        }
       }
     }
+    if (failed) process.stdout.write(`[${kind}] answers outside 2xx: the logs are kept in ${dir}\n`)
     return rows
   } catch (error) {
     failed = true
@@ -149,41 +155,23 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
 }
 
 /**
- * Figures that other scripts measure: bench/longpoll.ts (how fast a waiting caller is woken) and
- * bench/start.ts (how long the server takes to start). Each exports a function returning its figures; a
- * missing script is reported as such, so the table says what was not measured.
+ * Figures that other scripts measure, shown under the table: bench/longpoll.ts (how soon a waiting caller
+ * is woken) and bench/start.ts (how long `npm start` takes to three ready services). Each exports a
+ * `measure...` function taking `{databaseUrl, databases, runs}` and answering its figures; they are loaded
+ * when present, so a missing script shows as "not measured" instead of breaking the benchmark.
  */
 const pluggedIn = async (file: string): Promise<ReadonlyArray<ExtraFigure>> => {
   const path = join(root, "bench", file)
   if (!existsSync(path)) return [{ name: file, value: "not measured (the script is not there yet)" }]
   const module: Record<string, unknown> = await import(pathToFileURL(path).href)
-  const measure = [module["default"], ...Object.values(module)].find((value) => typeof value === "function") as
-    ((options: { readonly databaseUrl?: string | undefined }) => unknown) | undefined
-  if (measure === undefined) return [{ name: file, value: "not measured (it exports no function)" }]
-  return asExtraFigures(file, await measure({ databaseUrl }))
-}
-
-/** Accepts what a plugged-in script returns: figures as `{name, value, unit?}`, a list of them, or a record. */
-const asExtraFigures = (source: string, value: unknown): ReadonlyArray<ExtraFigure> => {
-  if (Array.isArray(value)) return value.flatMap((item) => asExtraFigures(source, item))
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>
-    if (typeof record["name"] === "string" && ["number", "string"].includes(typeof record["value"])) {
-      return [
-        {
-          name: record["name"],
-          value: record["value"] as number | string,
-          unit: typeof record["unit"] === "string" ? record["unit"] : undefined
-        }
-      ]
-    }
-    return Object.entries(record).flatMap(([key, inner]) =>
-      typeof inner === "number" || typeof inner === "string"
-        ? [{ name: `${source} ${key}`, value: inner }]
-        : asExtraFigures(`${source} ${key}`, inner)
-    )
-  }
-  return typeof value === "number" || typeof value === "string" ? [{ name: source, value }] : []
+  const measure = Object.entries(module).find(([name, value]) => /^measure/.test(name) && typeof value === "function")
+  if (measure === undefined) return [{ name: file, value: "not measured (it exports no measure function)" }]
+  const figures = await (measure[1] as (options: object) => Promise<unknown>)({
+    databaseUrl,
+    databases,
+    runs: quick ? 2 : 3
+  })
+  return asExtraFigures(file.replace(/\.ts$/, ""), figures)
 }
 
 const machine: Machine = {
