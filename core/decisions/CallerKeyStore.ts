@@ -1,6 +1,6 @@
 import { Context, Effect, Schema } from "effect"
 
-/** Document 2, "ApiKey": what a list shows. The key itself is never stored, only its hash. */
+/** What a list shows of a caller key. The key itself is never stored, only its hash. */
 export const ApiKey = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -20,7 +20,11 @@ export interface StoredCallerKey extends ApiKey {
 /**
  * Caller keys (`dcd_…`), per organization. `findActive` looks a key up by the hash of what was
  * presented and answers only keys that are not revoked; rotation replaces the hash, so the old key
- * stops working at once.
+ * stops working at once, on every server instance, as does revocation.
+ *
+ * `touch` notes a use without waiting for a write: the last use is kept to the minute (core/kernel/LastUse.ts)
+ * and recorded in the background, in batches; `flushUses` records what is noted now. A last use never moves
+ * back. `findActive` may answer a key with an older `lastUsedAt` than the list shows.
  */
 export class CallerKeyStore extends Context.Service<
   CallerKeyStore,
@@ -35,5 +39,6 @@ export class CallerKeyStore extends Context.Service<
     ) => Effect.Effect<ApiKey | undefined>
     readonly revoke: (organizationId: string, id: string, at: string) => Effect.Effect<ApiKey | undefined>
     readonly touch: (id: string, at: string) => Effect.Effect<void>
+    readonly flushUses: Effect.Effect<void>
   }
 >()("core/decisions/CallerKeyStore") {}

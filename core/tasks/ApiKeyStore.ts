@@ -17,8 +17,13 @@ export interface StoredTaskApiKey extends TaskApiKey {
 }
 
 /**
- * The keys users generate under /api/settings/api-keys (document 3, "Authentication" 2). The service's own
- * data, kept apart from the upstream record store. Infrastructure failures are defects.
+ * The keys users generate under /api/settings/api-keys. The service's own data, kept apart from the
+ * upstream record store. Infrastructure failures are defects.
+ *
+ * A revoked key is refused at once, on every server instance. `touch` notes a use without waiting for a
+ * write: the last use is kept to the minute (core/kernel/LastUse.ts) and recorded in the background, in
+ * batches; `flushUses` records what is noted now. A last use never moves back. `findActive` may answer a key
+ * with an older `lastUsedAt` than the list shows.
  */
 export class TaskApiKeyStore extends Context.Service<
   TaskApiKeyStore,
@@ -30,5 +35,6 @@ export class TaskApiKeyStore extends Context.Service<
     /** True when the user's active key was revoked by this call. */
     readonly revoke: (userId: string, id: string, at: string) => Effect.Effect<boolean>
     readonly touch: (id: string, at: string) => Effect.Effect<void>
+    readonly flushUses: Effect.Effect<void>
   }
 >()("core/tasks/TaskApiKeyStore") {}

@@ -1,12 +1,19 @@
 import { Effect, Layer } from "effect"
+import { laterUse, lastUseOf } from "../../../core/kernel/LastUse.ts"
 import { TaskApiKeyStore, type StoredTaskApiKey, type TaskApiKey } from "../../../core/tasks/ApiKeyStore.ts"
 
 const show = ({ userId: _user, hash: _hash, revokedAt: _revoked, ...key }: StoredTaskApiKey): TaskApiKey => key
 
+/** Keys by id, and by hash for the lookup every request makes. Uses are recorded at once, to the minute. */
 export const TaskApiKeyStoreMemory = Layer.sync(TaskApiKeyStore, () => {
   const rows = new Map<string, StoredTaskApiKey>()
+  const idByHash = new Map<string, string>()
   return TaskApiKeyStore.of({
-    create: (key) => Effect.sync(() => void rows.set(key.id, key)),
+    create: (key) =>
+      Effect.sync(() => {
+        rows.set(key.id, key)
+        idByHash.set(key.hash, key.id)
+      }),
     list: (userId) =>
       Effect.sync(() =>
         [...rows.values()]
@@ -14,7 +21,12 @@ export const TaskApiKeyStoreMemory = Layer.sync(TaskApiKeyStore, () => {
           .sort((a, b) => (a.id < b.id ? 1 : -1))
           .map(show)
       ),
-    findActive: (hash) => Effect.sync(() => [...rows.values()].find((k) => k.hash === hash && k.revokedAt === null)),
+    findActive: (hash) =>
+      Effect.sync(() => {
+        const id = idByHash.get(hash)
+        const row = id === undefined ? undefined : rows.get(id)
+        return row !== undefined && row.hash === hash && row.revokedAt === null ? row : undefined
+      }),
     revoke: (userId, id, at) =>
       Effect.sync(() => {
         const row = rows.get(id)
@@ -25,7 +37,8 @@ export const TaskApiKeyStoreMemory = Layer.sync(TaskApiKeyStore, () => {
     touch: (id, at) =>
       Effect.sync(() => {
         const row = rows.get(id)
-        if (row !== undefined) rows.set(id, { ...row, lastUsedAt: at })
-      })
+        if (row !== undefined) rows.set(id, { ...row, lastUsedAt: laterUse(row.lastUsedAt, lastUseOf(at)) })
+      }),
+    flushUses: Effect.void
   })
 })
