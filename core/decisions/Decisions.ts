@@ -136,15 +136,19 @@ const make = Effect.gen(function* () {
     return deliveries
   })
 
-  const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string) {
-    const role = yield* roles.get(organizationId, slug)
+  /** The role and its holders; a role the request has already read is not read again. */
+  const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string, known?: Role) {
+    const role = known ?? (yield* roles.get(organizationId, slug))
     const holders = role === undefined ? [] : (yield* roles.assignments(organizationId, slug)).map((a) => a.memberEmail)
     return { role, holders } satisfies RoleState
   })
 
-  const view = Effect.fnUntraced(function* (decision: Decision) {
-    return { decision, routing: computeRouting(decision, yield* roleState(decision.organizationId, decision.roleSlug)) }
+  const viewWithRole = Effect.fnUntraced(function* (decision: Decision, role: Role | undefined) {
+    const state = yield* roleState(decision.organizationId, decision.roleSlug, role)
+    return { decision, routing: computeRouting(decision, state) } satisfies DecisionView
   })
+
+  const view = (decision: Decision) => viewWithRole(decision, undefined)
 
   const activeRoleSlugs = (organizationId: string) =>
     Effect.map(roles.list(organizationId), (all) => all.filter((r) => r.archivedAt === undefined).map((r) => r.slug))
@@ -210,7 +214,7 @@ const make = Effect.gen(function* () {
     const givenIds = input.options.flatMap((o) => (o.id === undefined ? [] : [o.id]))
     if (new Set(givenIds).size !== givenIds.length)
       return yield* validationError("options", "option ids must be unique")
-    yield* requireRole(caller.organizationId, input.roleSlug)
+    const role = yield* requireRole(caller.organizationId, input.roleSlug)
 
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
@@ -258,7 +262,7 @@ const make = Effect.gen(function* () {
       version: 0
     }
     yield* decisions.insert(decision)
-    return yield* view(decision)
+    return yield* viewWithRole(decision, role)
   })
 
   const get = Effect.fn("Decisions.get")(function* (organizationId: string, id: string) {
