@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { verify } from "../auth/Signature.ts"
 import { Forbidden, PayloadTooLarge, RateLimited, Unauthorized, ValidationError } from "../kernel/Errors.ts"
 import { Hub } from "../kernel/Limits.ts"
@@ -19,6 +19,7 @@ import {
 import { EventStore } from "./EventStore.ts"
 import { EventWakeup } from "./EventWakeup.ts"
 import { Registry } from "./Registry.ts"
+import { SigningKeyCache } from "./SigningKeyCache.ts"
 
 /** The body is not JSON (400 INVALID_JSON). */
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", {}) {}
@@ -81,13 +82,18 @@ export class EventIngest extends Context.Service<
         const wakeup = yield* EventWakeup
         const maxBodyBytes = config.maxBodyBytes ?? Hub.eventBodyBytes
 
+        const keyCache = Option.getOrUndefined(yield* Effect.serviceOption(SigningKeyCache))
+
         /** The producer's signing key when it may deliver; suspended or unknown producers have none. */
-        const signingKey = (service: string) =>
+        const readSigningKey = (service: string) =>
           Effect.map(
             Effect.catchTag(registry.credentials(service), "NotConfigured", () => Effect.succeed(undefined)),
             (found) =>
               found === undefined || found.service.status === "suspended" ? undefined : found.credentials.signingKey
           )
+        // Kept between deliveries when the server provides a cache; the same answers either way.
+        const signingKey = (service: string) =>
+          keyCache === undefined ? readSigningKey(service) : keyCache.get(service, readSigningKey(service))
 
         const ingest = Effect.fn("EventIngest.ingest")(function* (delivery: {
           readonly headers: EventHeaders

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, PubSub, Redacted, type Scope } from "effect"
-import { SqlClient, Statement } from "effect/sql"
+import { Context, Effect, Layer, PubSub, type Scope } from "effect"
+import type { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { monotonicFactory } from "ulid"
 import { makeCredentialCache, type CredentialCache } from "../../adapters/sql/CredentialCache.ts"
 import { CredentialNotices, CredentialNoticesSql, type CredentialNotice } from "../../adapters/sql/CredentialNotices.ts"
-import { Database, type DatabaseServices } from "../../adapters/sql/Database.ts"
+import type { DatabaseServices } from "../../adapters/sql/Database.ts"
 import { CallerKeyStoreSql } from "../../adapters/sql/decisions/CallerKeyStoreSql.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
@@ -14,6 +14,7 @@ import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.
 import { CallerKeyStore, type StoredCallerKey } from "../../core/decisions/CallerKeyStore.ts"
 import { TaskApiKeyStore, type StoredTaskApiKey } from "../../core/tasks/ApiKeyStore.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
+import { acknowledgement as acknowledged, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
 
 /**
  * Two server instances on one database: each is the SQL key stores built on their own (their own caches and,
@@ -55,50 +56,25 @@ interface Instance {
 
 const instanceLayer = Layer.mergeAll(CallerKeyStoreSql, TaskApiKeyStoreSql, CredentialNoticesSql)
 
-/** One instance: its own build of the stores (fresh: nothing shared with another instance but the database). */
-const instanceOn = (database: Context.Context<DatabaseServices>) =>
-  Effect.map(Layer.build(Layer.fresh(instanceLayer)).pipe(Effect.provideContext(database)), (context) => ({
+const instance = (database: Context.Context<DatabaseServices>) =>
+  Effect.map(instanceOn(instanceLayer, database), (context) => ({
     callerKeys: Context.get(context, CallerKeyStore),
     taskKeys: Context.get(context, TaskApiKeyStore),
     notices: Context.get(context, CredentialNotices)
   }))
 
-/** A fresh migrated database, and a second way in: the same client on PGlite, a second pool on Postgres. */
-const databaseOf = (backend: SqlBackend) =>
-  Effect.gen(function* () {
-    const first = yield* Layer.build(backend.layer)
-    yield* Layer.build(
-      Layer.merge(migrationsLayer("decisions", decisionsMigrations), migrationsLayer("tasks", tasksMigrations))
-    ).pipe(Effect.provideContext(first))
-    if (backend.name === "pglite") return { first, second: first, sql: Context.get(first, SqlClient.SqlClient) }
-    const sql = Context.get(first, SqlClient.SqlClient)
-    const [row] = yield* sql<{ readonly name: string }>`SELECT current_database() AS name`
-    const url = new URL(process.env["DATABASE_URL"]!)
-    url.pathname = `/${row!.name}`
-    const second = yield* Layer.build(Database.layerPostgres({ url: Redacted.make(url.toString()), maxConnections: 4 }))
-    return { first, second, sql }
-  })
+const migrations = Layer.merge(
+  migrationsLayer("decisions", decisionsMigrations),
+  migrationsLayer("tasks", tasksMigrations)
+)
 
 const twoInstances = (backend: SqlBackend) =>
   Effect.gen(function* () {
-    const { first, second, sql } = yield* databaseOf(backend)
-    const a = yield* instanceOn(first)
-    const b = yield* instanceOn(second)
+    const { first, second, sql } = yield* twoWaysIn(backend, migrations)
+    const a = yield* instance(first)
+    const b = yield* instance(second)
     assert.isTrue(a.notices.live() && b.notices.live(), "both instances listen before their first request")
     return { a, b, sql }
-  })
-
-/** The statements an effect runs on this fiber, as SQL text. */
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const seen: Array<string> = []
-    const result = yield* effect.pipe(
-      Effect.provideService(Statement.CurrentTransformer, (statement) => {
-        seen.push(statement.compile()[0])
-        return Effect.succeed(statement)
-      })
-    )
-    return [result, seen] as const
   })
 
 /** What a caller request does with its key: look it up, and note the use when it is active. */
@@ -116,19 +92,8 @@ const taskRequest = (instance: Instance, key: StoredTaskApiKey) =>
     return found?.id
   })
 
-/** Subscribes first, so the acknowledgement of a change made afterwards cannot be missed. */
 const acknowledgement = (instance: Instance, backend: SqlBackend, expected: CredentialNotice) =>
-  Effect.gen(function* () {
-    const heard = yield* PubSub.subscribe(instance.notices.heard)
-    return Effect.gen(function* () {
-      // In process (PGlite) the notice is delivered before the change's unit of work returns: nothing to wait for.
-      if (backend.name === "pglite") return
-      while (true) {
-        const notice = yield* PubSub.take(heard)
-        if (notice.scope === expected.scope && notice.id === expected.id) return
-      }
-    })
-  })
+  acknowledged(instance.notices, backend, expected)
 
 /** The row's tuple version: any UPDATE, even one writing the same values, changes it. */
 const rowVersion = (sql: SqlClient.SqlClient, table: "decisions.caller_keys" | "tasks.api_keys", id: string) =>
@@ -274,7 +239,7 @@ describe("CredentialCache", () => {
   it.live("keeps at most its capacity, least recently used out first, and never keeps a miss", () =>
     scoped(
       Effect.gen(function* () {
-        const { first } = yield* databaseOf(sqlBackends[0]!)
+        const { first } = yield* twoWaysIn(sqlBackends[0]!, migrations)
         const notices = yield* Layer.build(CredentialNoticesSql).pipe(Effect.provideContext(first))
         const loads: Array<string> = []
         const load = (key: string, found: boolean) =>
