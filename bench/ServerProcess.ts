@@ -91,9 +91,12 @@ export const startBundledServer = async (options: {
   readonly cwd: string
   readonly env: Record<string, string>
   readonly logFile: string
+  /** Instead of `npm start` (profiling runs the TypeScript sources, so the profile names their files). */
+  readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> } | undefined
 }): Promise<BundledServer> => {
   const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }
-  const service = spawnService("npm", ["start", "--silent"], {
+  const command = options.command ?? { command: "npm", args: ["start", "--silent"] }
+  const service = spawnService(command.command, command.args, {
     cwd: options.cwd,
     logFile: options.logFile,
     env: {

@@ -6,17 +6,30 @@
  * and markdown, and fails when any answer was not 2xx. Speed is measured here, never asserted in tests.
  *
  * Options: `--db=embedded|postgres`, `--only=<path>,<path>` (names as in the table), `--connections=32,1`,
- * `--quick` (short runs, to check the harness), `--no-micro`; BENCH_SECONDS and BENCH_WARMUP_SECONDS set the
- * measured and warm-up time of each run (default 3 and 1).
+ * `--quick` (short runs, to check the harness), `--no-micro`, `--profile` (the server runs from its TypeScript
+ * sources under `node --cpu-prof`; the profile and a summary of where its CPU time went are written to
+ * bench/results/; profiling slows it, so its figures are not comparable); BENCH_SECONDS and
+ * BENCH_WARMUP_SECONDS set the measured and warm-up time of each run (default 3 and 1).
  */
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { availableParallelism, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { drive, type LoadOptions } from "./Load.ts"
 import { microBenchmarks } from "./Micro.ts"
+import { summarize, summaryText, type CpuProfile } from "./Profile.ts"
 import { benchPaths, seedBaseline } from "./Paths.ts"
 import {
   asExtraFigures,
@@ -38,6 +51,7 @@ const option = (name: string) =>
   args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ??
   (args.includes(`--${name}`) ? "" : undefined)
 const quick = option("quick") !== undefined
+const profile = option("profile") !== undefined
 const seconds = Number(process.env["BENCH_SECONDS"] ?? (quick ? 1 : 3))
 const warmupSeconds = Number(process.env["BENCH_WARMUP_SECONDS"] ?? (quick ? 0.5 : 1))
 const connectionCounts = (option("connections") ?? "32,1").split(",").map(Number)
@@ -53,6 +67,7 @@ const databases = (["embedded", "postgres"] as const).filter(
 )
 if (option("db") === "postgres" && databases.length === 0) throw new Error("--db=postgres needs DATABASE_URL")
 
+const resultsDir = join(root, "bench", "results")
 const secret = () => randomBytes(24).toString("hex")
 /** Far above what the load reaches: the benchmark measures work, never a 429. */
 const unlimited = "1000000000"
@@ -87,9 +102,16 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
     if (database !== undefined) cleanups.push(database.drop)
     const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
     process.stdout.write(`\n[${kind}] starting the server (npm start) ...\n`)
+    const profileDir = join(dir, "profile")
     const server = await startBundledServer({
       cwd: root,
       logFile: join(dir, "server.log"),
+      command: profile
+        ? {
+            command: process.execPath,
+            args: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", "tsx", "apps/server/main.ts"]
+          }
+        : undefined,
       env: {
         DATA_DIR: join(dir, "server-data"),
         ...(database === undefined ? {} : { DATABASE_URL: database.url }),
@@ -144,6 +166,12 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
       }
     }
     if (failed) process.stdout.write(`[${kind}] answers outside 2xx: the logs are kept in ${dir}\n`)
+    if (profile) {
+      // The profile is written when the server exits.
+      await cleanups.shift()!()
+      await cleanups.shift()!()
+      writeProfileSummary(kind, profileDir)
+    }
     return rows
   } catch (error) {
     failed = true
@@ -152,6 +180,21 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
     for (const cleanup of cleanups) await cleanup().catch((error) => process.stderr.write(`cleanup: ${error}\n`))
     if (!failed) rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** Summarizes the server's CPU profile into bench/results/profile-<database>.txt, beside the profile itself. */
+const writeProfileSummary = (kind: string, profileDir: string) => {
+  const files = existsSync(profileDir) ? readdirSync(profileDir).filter((file) => file.endsWith(".cpuprofile")) : []
+  if (files.length === 0) {
+    process.stdout.write(`[${kind}] no CPU profile was written\n`)
+    return
+  }
+  const largest = files.map((file) => join(profileDir, file)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!
+  const text = summaryText(summarize(JSON.parse(readFileSync(largest, "utf8")) as CpuProfile, 20))
+  mkdirSync(resultsDir, { recursive: true })
+  copyFileSync(largest, join(resultsDir, `profile-${kind}.cpuprofile`))
+  writeFileSync(join(resultsDir, `profile-${kind}.txt`), `${text}\n`)
+  process.stdout.write(`\n[${kind}] server CPU profile (bench/results/profile-${kind}.cpuprofile):\n${text}\n`)
 }
 
 /**
@@ -196,7 +239,6 @@ if (option("no-micro") === undefined && only === undefined) {
 }
 
 const report: Report = { machine, rows, extras }
-const resultsDir = join(root, "bench", "results")
 mkdirSync(resultsDir, { recursive: true })
 writeFileSync(join(resultsDir, "latest.json"), JSON.stringify(report, null, 2) + "\n")
 writeFileSync(
