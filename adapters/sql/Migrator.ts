@@ -34,12 +34,13 @@ const checkList = (schema: string, migrations: ReadonlyArray<Migration>): Readon
 }
 
 /**
- * Brings `<schema>` up to date: creates the schema and its `migrations` table, then applies each missing
- * migration in id order, each in its own transaction together with its bookkeeping row. Every transaction
- * first takes a transaction-scoped advisory lock keyed on the schema name and re-reads what is applied, so
- * servers starting together apply each migration once. An applied id whose name differs from ours is a
- * defect: the database was migrated by different code. (An applied id we do not list, from a newer release,
- * is left alone.) A bad list (duplicate or non-positive ids, a schema name that is not a lower-case
+ * Brings `<schema>` up to date. When every migration we list is applied under its name, that is one read.
+ * Otherwise it creates the schema and its `migrations` table, then applies each missing migration in id
+ * order, each in its own transaction together with its bookkeeping row. Every transaction first takes a
+ * transaction-scoped advisory lock keyed on the schema name and re-reads what is applied, so servers
+ * starting together apply each migration once. An applied id whose name differs from ours is a defect: the
+ * database was migrated by different code. (An applied id we do not list, from a newer release, is left
+ * alone.) A bad list (duplicate or non-positive ids, a schema name that is not a lower-case
  * identifier) is a defect too. Answers the migrations applied by this call.
  */
 export const runMigrations = Effect.fn("runMigrations")(function* (
@@ -85,6 +86,17 @@ export const runMigrations = Effect.fn("runMigrations")(function* (
       return { id: next.id, name: next.name }
     })
   )
+
+  // The usual start finds everything applied: one read, no transaction, no lock. A schema or table that is
+  // not there yet (a new database) fails the read, and the locked path below creates it.
+  const upToDate = yield* readApplied(undefined).pipe(
+    Effect.map((applied) => {
+      const appliedNames = new Map(applied.map((row) => [row.id, row.name]))
+      return ordered.every((migration) => appliedNames.get(migration.id) === migration.name)
+    }),
+    Effect.orElseSucceed(() => false)
+  )
+  if (upToDate) return []
 
   const done: Array<AppliedMigration> = []
   while (true) {

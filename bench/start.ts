@@ -1,0 +1,220 @@
+/**
+ * How long `npm start` takes to three ready services: from spawning `npm start` (whatever it runs, a prestart
+ * included) until `/api/v1/ready` answers 200 on the hub, decisions and task inbox ports. Each database kind
+ * is measured a few times: the first run starts on nothing (an empty DATA_DIR, or a new empty database on the
+ * Postgres server of DATABASE_URL, dropped afterwards), the next ones restart on the data the first left.
+ * Before the runs the server is compiled if its sources changed (timed apart, `compileMillis`), so a run
+ * times a start rather than a compile.
+ *
+ * `npx tsx bench/start.ts [--runs=N] [--db=embedded|postgres]` prints the figures; `measureStart` answers
+ * them. Speed is measured here, never asserted in tests. On a shared machine the figures are noisy.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import pg from "pg"
+
+export type StartDatabase = "embedded" | "postgres"
+
+export interface StartRun {
+  /** `fresh`: no data yet (migrations applied, secrets generated); `restart`: the data of the run before. */
+  readonly kind: "fresh" | "restart"
+  /** From spawning `npm start` to all three `/api/v1/ready` answering 200. */
+  readonly readyMillis: number
+}
+
+export interface StartFigures {
+  readonly database: StartDatabase
+  /**
+   * What compiling the server cost before the runs (`node scripts/start.mjs --compile-only`): about a second
+   * after the sources or dependencies changed, a fingerprint check otherwise. `npm install` pays it ahead.
+   */
+  readonly compileMillis: number
+  readonly runs: ReadonlyArray<StartRun>
+  /** The median of the restarts (the usual start), or of every run when there is only one. */
+  readonly medianMillis: number
+}
+
+export interface StartOptions {
+  /** Runs per database, the first fresh. Default 4. */
+  readonly runs?: number | undefined
+  /** The databases to measure; Postgres only when `databaseUrl` is given. Default both that can run. */
+  readonly databases?: ReadonlyArray<StartDatabase> | undefined
+  /** A Postgres server: each measurement gets a database of its own there, dropped afterwards. */
+  readonly databaseUrl?: string | undefined
+  /** The checkout to start. Default this repository. */
+  readonly cwd?: string | undefined
+}
+
+const root = resolve(import.meta.dirname, "..")
+
+const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject()))
+    })
+  })
+
+const secret = () => randomBytes(24).toString("hex")
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const isReady = (url: string) =>
+  fetch(url).then(
+    async (response) => (await response.arrayBuffer(), response.status === 200),
+    () => false
+  )
+
+/** One `npm start` in a process group of its own, timed until all three services are ready, then stopped. */
+const timeOneStart = async (cwd: string, env: Record<string, string>, logFile: string) => {
+  const ports = [await freePort(), await freePort(), await freePort()] as const
+  const log = openSync(logFile, "a")
+  const started = performance.now()
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd,
+    env: {
+      PATH: process.env["PATH"],
+      HOME: process.env["HOME"],
+      HUB_PORT: String(ports[0]),
+      DECISIONS_PORT: String(ports[1]),
+      TASKS_PORT: String(ports[2]),
+      ...env
+    },
+    stdio: ["ignore", log, log],
+    detached: true
+  })
+  closeSync(log)
+  const exited = new Promise<void>((done) => child.once("exit", () => done()))
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name)
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    const pending = new Set(ports.map((port) => `http://127.0.0.1:${port}/api/v1/ready`))
+    const deadline = started + 120_000
+    while (pending.size > 0) {
+      if (child.exitCode !== null) throw new Error(`npm start exited early: see ${logFile}`)
+      if (performance.now() > deadline) throw new Error(`not ready within 120 s: see ${logFile}`)
+      for (const url of [...pending]) if (await isReady(url)) pending.delete(url)
+      if (pending.size > 0) await new Promise((wake) => setTimeout(wake, 20))
+    }
+    return Math.round(performance.now() - started)
+  } finally {
+    signal("SIGTERM")
+    const timer = setTimeout(() => signal("SIGKILL"), 15_000)
+    await exited
+    clearTimeout(timer)
+  }
+}
+
+/** Compiles the server when its sources changed, so the runs time starts rather than one compile. */
+const compileServer = (cwd: string) => {
+  const started = performance.now()
+  const result = spawnSync(process.execPath, ["scripts/start.mjs", "--compile-only"], { cwd, encoding: "utf8" })
+  if (result.status !== 0) throw new Error(`compiling the server failed:\n${result.stderr}`)
+  return Math.round(performance.now() - started)
+}
+
+const freshDatabase = async (url: string) => {
+  const name = `bench_start_${randomBytes(5).toString("hex")}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const fresh = new URL(url)
+  fresh.pathname = `/${name}`
+  return {
+    url: fresh.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    }
+  }
+}
+
+const measureOne = async (database: StartDatabase, options: StartOptions): Promise<StartFigures> => {
+  const dir = mkdtempSync(join(tmpdir(), `hitl-bench-start-${database}-`))
+  const fresh = database === "postgres" ? await freshDatabase(options.databaseUrl!) : undefined
+  const env: Record<string, string> = {
+    DATA_DIR: join(dir, "data"),
+    LOG_FORMAT: "json",
+    ...(fresh === undefined ? {} : { DATABASE_URL: fresh.url }),
+    HUB_ADMIN_KEY: secret(),
+    HUB_SECRETS_KEY: secret(),
+    DECISIONS_API_KEY: secret(),
+    DECISIONS_EMBED_KEY: secret(),
+    DECISIONS_SECRETS_KEY: secret(),
+    TASKS_API_KEY: secret(),
+    TASKS_SIGNING_KEY: secret(),
+    TASKS_SECRETS_KEY: secret()
+  }
+  const runs: Array<StartRun> = []
+  let compileMillis = 0
+  try {
+    compileMillis = compileServer(options.cwd ?? root)
+    for (let index = 0; index < (options.runs ?? 4); index++) {
+      const readyMillis = await timeOneStart(options.cwd ?? root, env, join(dir, "server.log"))
+      runs.push({ kind: index === 0 ? "fresh" : "restart", readyMillis })
+    }
+  } finally {
+    await fresh?.drop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const restarts = runs.filter((run) => run.kind === "restart").map((run) => run.readyMillis)
+  return {
+    database,
+    compileMillis,
+    runs,
+    medianMillis: median(restarts.length > 0 ? restarts : runs.map((run) => run.readyMillis))
+  }
+}
+
+/** Measures `npm start` to ready on each database, one after the other (never two servers at once). */
+export const measureStart = async (options: StartOptions = {}): Promise<ReadonlyArray<StartFigures>> => {
+  const wanted = options.databases ?? ["embedded", "postgres"]
+  const databases = wanted.filter((kind) => kind === "embedded" || (options.databaseUrl ?? "") !== "")
+  if (wanted.includes("postgres") && options.databases !== undefined && !databases.includes("postgres")) {
+    throw new Error("measuring Postgres needs a databaseUrl (DATABASE_URL)")
+  }
+  const figures: Array<StartFigures> = []
+  for (const database of databases) figures.push(await measureOne(database, options))
+  return figures
+}
+
+export const formatStart = (figures: ReadonlyArray<StartFigures>) =>
+  figures
+    .map(
+      (figure) =>
+        `${figure.database.padEnd(9)} median restart ${String(figure.medianMillis).padStart(6)} ms   ` +
+        `(compile ${figure.compileMillis} ms)   runs: ` +
+        figure.runs.map((run) => `${run.kind} ${run.readyMillis} ms`).join(", ")
+    )
+    .join("\n")
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const args = process.argv.slice(2)
+  const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
+  const db = option("db")
+  const figures = await measureStart({
+    runs: option("runs") === undefined ? undefined : Number(option("runs")),
+    databases: db === undefined ? undefined : [db as StartDatabase],
+    databaseUrl: process.env["DATABASE_URL"]
+  })
+  process.stdout.write(`${formatStart(figures)}\n`)
+}
