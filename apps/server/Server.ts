@@ -34,7 +34,7 @@ import { TasksEventRelay, TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
 import { guardedLookup } from "../../adapters/http/WebhookSenderHttp.ts"
 import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
-import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
+import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { Identity } from "../../core/hub/Identity.ts"
@@ -167,7 +167,13 @@ export const makeServer = (options: ServerOptions) => {
   ).pipe(
     Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
     Layer.provideMerge(
-      Layer.mergeAll(DirectorySql, ServiceStoreSql, HubEventStoresSql, IdempotencyStoreSql("hub"), IdGeneratorUlid)
+      Layer.mergeAll(
+        DirectorySql,
+        ServiceStoreWithKeyCacheSql,
+        HubEventStoresSql,
+        IdempotencyStoreSql("hub"),
+        IdGeneratorUlid
+      )
     )
   )
   // First-party services registered from configuration, then the catalog of their event types.
