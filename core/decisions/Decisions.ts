@@ -343,9 +343,27 @@ const make = Effect.gen(function* () {
     return { _tag: "Unrouted", routableRoleSlugs: routable } satisfies DecisionScope
   })
 
+  /** The role state the actor was checked against, so the answer's routing need not read it again. */
   const requireActor = Effect.fnUntraced(function* (user: WorkspaceUser, decision: Decision) {
-    if (mayAct(decision, yield* roleState(user.organizationId, decision.roleSlug), user.email)) return
+    const state = yield* roleState(user.organizationId, decision.roleSlug)
+    if (mayAct(decision, state, user.email)) return state
     return yield* new Forbidden({ message: "Only holders of the decision's role or its assignee may act on it." })
+  })
+
+  /**
+   * A decider's move that keeps the decision's role (choose, decline, ask): checked against the role state
+   * read once, and answered with routing computed from that same state.
+   */
+  const actorMove = Effect.fnUntraced(function* (user: WorkspaceUser, id: string, command: Command) {
+    let checked: RoleState | undefined
+    const moved = yield* move(user.organizationId, id, (d) =>
+      Effect.map(requireActor(user, d), (state) => {
+        checked = state
+        return command
+      })
+    )
+    if (checked === undefined) return yield* view(moved)
+    return { decision: moved, routing: computeRouting(moved, checked) } satisfies DecisionView
   })
 
   const choose = Effect.fn("Decisions.choose")(function* (
@@ -353,16 +371,12 @@ const make = Effect.gen(function* () {
     id: string,
     input: { readonly optionId: string; readonly rationale?: string | undefined }
   ) {
-    return yield* view(
-      yield* move(user.organizationId, id, (d) =>
-        Effect.as(requireActor(user, d), {
-          _tag: "Choose",
-          actor: user.email,
-          optionId: input.optionId,
-          rationale: input.rationale
-        } as const)
-      )
-    )
+    return yield* actorMove(user, id, {
+      _tag: "Choose",
+      actor: user.email,
+      optionId: input.optionId,
+      rationale: input.rationale
+    })
   })
 
   const decline = Effect.fn("Decisions.decline")(function* (
@@ -370,20 +384,12 @@ const make = Effect.gen(function* () {
     id: string,
     input: { readonly rationale?: string | undefined }
   ) {
-    return yield* view(
-      yield* move(user.organizationId, id, (d) =>
-        Effect.as(requireActor(user, d), { _tag: "Decline", actor: user.email, rationale: input.rationale } as const)
-      )
-    )
+    return yield* actorMove(user, id, { _tag: "Decline", actor: user.email, rationale: input.rationale })
   })
 
   const askInfo = Effect.fn("Decisions.askInfo")(function* (user: WorkspaceUser, id: string, question: string) {
     const infoRequestId = yield* ids.next
-    return yield* view(
-      yield* move(user.organizationId, id, (d) =>
-        Effect.as(requireActor(user, d), { _tag: "AskInfo", actor: user.email, infoRequestId, question } as const)
-      )
-    )
+    return yield* actorMove(user, id, { _tag: "AskInfo", actor: user.email, infoRequestId, question })
   })
 
   const answerInfo = Effect.fn("Decisions.answerInfo")(function* (
