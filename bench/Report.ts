@@ -109,7 +109,9 @@ export const asExtraFigures = (source: string, value: unknown): ReadonlyArray<Ex
       if (Array.isArray(inner)) {
         const parts = inner.map((item) =>
           typeof item === "object" && item !== null
-            ? Object.values(item as Record<string, unknown>).join(" ")
+            ? Object.entries(item as Record<string, unknown>)
+                .map(([field, part]) => (field.endsWith("Millis") ? `${part} ms` : String(part)))
+                .join(" ")
             : String(item)
         )
         return [{ name: `${label} ${key}`, value: parts.join(", ") }]

@@ -219,7 +219,7 @@ const pluggedIn = async (file: string): Promise<ReadonlyArray<ExtraFigure>> => {
 
 const machine: Machine = {
   cpus: availableParallelism(),
-  memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+  memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
   node: process.version,
   date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC"
 }

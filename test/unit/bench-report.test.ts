@@ -89,7 +89,7 @@ describe("bench report", () => {
         }
       ]),
       [
-        { name: "start (embedded) runs", value: "fresh 4000, restart 2500" },
+        { name: "start (embedded) runs", value: "fresh 4000 ms, restart 2500 ms" },
         { name: "start (embedded) median", value: 2500, unit: "ms" }
       ]
     )
