@@ -1,15 +1,22 @@
 import { ByteSize, Cause, Effect, Option, Predicate, SchemaIssue } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import type { ErrorCode } from "../../core/kernel/index.ts"
-import { errorResponse, validationCode, type CodeDialect } from "./ErrorResponse.ts"
+import { Readiness, type ErrorCode } from "../../core/kernel/index.ts"
+import { errorResponse, isOutage, validationCode, type CodeDialect } from "./ErrorResponse.ts"
 import { limitFor, type RouteLimit } from "./BodyLimit.ts"
 import { rejectNul } from "./NulGuard.ts"
 
-/** How a service renders an error body: the envelope (documents 1, 2) or `{error}` (document 3's legacy shape). */
+/** How a service renders an error body: the envelope, or the task inbox's `{error}`. */
 export type ErrorRenderer = (
   request: HttpServerRequest.HttpServerRequest,
-  failure: { readonly code: ErrorCode; readonly message?: string; readonly details?: unknown; readonly status?: number }
+  failure: {
+    readonly code: ErrorCode
+    readonly message?: string
+    readonly details?: unknown
+    readonly status?: number
+    /** UNAVAILABLE because the database cannot be reached (a dialect may answer that in its own way). */
+    readonly outage?: boolean
+  }
 ) => HttpServerResponse.HttpServerResponse
 
 export const envelopeRenderer: ErrorRenderer = (_request, { code, ...options }) => errorResponse(code, options)
@@ -40,17 +47,24 @@ const isInvalidJson = (error: HttpApiError.HttpApiSchemaError) =>
   error.kind === "Payload" && error.cause.issue._tag === "InvalidValue" && /valid JSON/.test(error.cause.message)
 
 /**
- * Document 1, "Envelope": every failure on every route is the envelope with its status. This router-wide
- * middleware catches what the handlers do not answer themselves: unknown paths, schema failures, malformed
- * JSON, oversized bodies, and defects (logged, answered INTERNAL_ERROR without detail). It also turns bare
- * error responses of the HTTP toolkit (415, 405, an empty 413) into the envelope.
+ * Every failure on every route is the envelope with its status. This router-wide middleware catches what the
+ * handlers do not answer themselves: unknown paths, schema failures, malformed JSON, oversized bodies, and
+ * defects. A defect while the database cannot be reached is an outage, 503 UNAVAILABLE, and service resumes
+ * by itself when the database is back; any other is logged and answered INTERNAL_ERROR without detail (see
+ * `isOutage`; the service's Readiness, when it has one, is the database's ping). It also turns bare error
+ * responses of the HTTP toolkit (415, 405, an empty 413) into the envelope.
  */
 export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
   const render = options.render ?? envelopeRenderer
   const validation = validationCode(options.dialect)
   const tooLarge: ErrorCode = options.dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE"
 
-  const fromCause = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>, limitBytes: number) => {
+  const fromCause = (
+    request: HttpServerRequest.HttpServerRequest,
+    cause: Cause.Cause<unknown>,
+    limitBytes: number,
+    readiness: Option.Option<Readiness["Service"]>
+  ) => {
     const failure = Cause.findErrorOption(cause)
     const defect = Option.isNone(failure) ? Cause.findDefect(cause) : undefined
     const error: unknown = Option.isSome(failure)
@@ -74,21 +88,32 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
       return Effect.succeed(render(request, { code: validation, details: validationDetails(error) }))
     }
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-    return Effect.as(Effect.logError("unexpected failure", cause), render(request, { code: "INTERNAL_ERROR" }))
+    return Effect.flatMap(isOutage(cause, readiness), (outage) =>
+      outage
+        ? Effect.as(
+            Effect.logWarning("the database cannot be reached", cause),
+            render(request, { code: "UNAVAILABLE", outage: true })
+          )
+        : Effect.as(Effect.logError("unexpected failure", cause), render(request, { code: "INTERNAL_ERROR" }))
+    )
   }
 
   return HttpRouter.middleware(
-    (httpEffect) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // The limit is chosen before anything reads the body (the NUL check reads it first).
-        const limitBytes = limitFor(options.routeLimits ?? [], options.maxBodyBytes, request.method, request.url)
-        const response = yield* rejectNul(httpEffect, render, validation).pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
-          Effect.catchCause((cause) => fromCause(request, cause, limitBytes))
-        )
-        return bareErrorToEnvelope(request, response, render, validation, tooLarge)
-      }),
+    Effect.gen(function* () {
+      // Optional, so routes served without a database (tests, embedders) need not provide one.
+      const readiness = yield* Effect.serviceOption(Readiness)
+      return (httpEffect) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          // The limit is chosen before anything reads the body (the NUL check reads it first).
+          const limitBytes = limitFor(options.routeLimits ?? [], options.maxBodyBytes, request.method, request.url)
+          const response = yield* rejectNul(httpEffect, render, validation).pipe(
+            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
+            Effect.catchCause((cause) => fromCause(request, cause, limitBytes, readiness))
+          )
+          return bareErrorToEnvelope(request, response, render, validation, tooLarge)
+        })
+    }),
     { global: true }
   )
 }

@@ -1,6 +1,7 @@
-import { Cause, Effect, Predicate } from "effect"
+import { Cause, Effect, Option, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { failure, statusOf, type ErrorCode } from "../../core/kernel/index.ts"
+import { SqlError } from "effect/sql"
+import { failure, statusOf, type ErrorCode, type Readiness } from "../../core/kernel/index.ts"
 
 /** The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise. */
 export const errorResponse = (
@@ -18,8 +19,8 @@ export const errorResponse = (
   })
 
 /**
- * Which spelling of the shared codes a service answers with: the hub uses document 1's upper-case codes,
- * the decisions service document 2's `validation_error`.
+ * Which spelling of the shared codes a service answers with: the hub's upper-case codes, or the decisions
+ * service's `validation_error`.
  */
 export type CodeDialect = "hub" | "decisions"
 
@@ -88,7 +89,47 @@ export const domainErrorResponse = (
         return Effect.succeed(errorResponse("idempotency_in_progress"))
     }
   }
+  if (isConnectionFailure(error)) return Effect.as(logCause(error), errorResponse("UNAVAILABLE"))
   return Effect.as(logCause(error), errorResponse("INTERNAL_ERROR"))
 }
 
 const logCause = (error: unknown) => Effect.logWarning("request failed", Cause.fail(error))
+
+/**
+ * Whether an error is the database refusing or dropping a connection: an `SqlError` whose reason is a
+ * connection failure, or an error that carries one as its cause (a few levels down at most).
+ */
+export const isConnectionFailure = (error: unknown): boolean => {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && Predicate.isObject(current); depth++) {
+    if (SqlError.isSqlError(current)) return current.reason._tag === "ConnectionError"
+    if (SqlError.isSqlErrorReason(current)) return current._tag === "ConnectionError"
+    current = Predicate.hasProperty(current, "cause") ? current.cause : undefined
+  }
+  return false
+}
+
+/**
+ * Whether an unexpected failure is an outage rather than a bug, decided in this one place for every service.
+ * Stores treat infrastructure failures as defects, so they reach the edge without a type. A connection
+ * failure anywhere in the cause is an outage. Any other unexpected failure is one too while readiness fails
+ * (the database does not answer its ping): an outage shows in many shapes (a dropped connection, a server
+ * shutting down, a pool that cannot connect) and the ping asks the database itself. Only a failure while
+ * the database answers is a bug, INTERNAL_ERROR. Without a readiness check only connection failures count.
+ */
+export const isOutage = (
+  cause: Cause.Cause<unknown>,
+  readiness: Option.Option<Readiness["Service"]>
+): Effect.Effect<boolean> => {
+  const found = cause.reasons.some(
+    (reason) =>
+      (Cause.isFailReason(reason) && isConnectionFailure(reason.error)) ||
+      (Cause.isDieReason(reason) && isConnectionFailure(reason.defect))
+  )
+  if (found) return Effect.succeed(true)
+  if (Option.isNone(readiness)) return Effect.succeed(false)
+  return readiness.value.check.pipe(
+    Effect.as(false),
+    Effect.orElseSucceed(() => true)
+  )
+}

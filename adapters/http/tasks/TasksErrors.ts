@@ -1,8 +1,9 @@
 import { Cause, Effect, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
+import { isConnectionFailure } from "../ErrorResponse.ts"
 
-/** Document 3, "Errors": `{error: <string>}` with the status; a validation failure also carries `fields`. */
+/** The task inbox's errors: `{error: <string>}` with the status; a validation failure also carries `fields`. */
 export const tasksError = (status: number, error: string, fields?: Readonly<Record<string, string>>) =>
   HttpServerResponse.jsonUnsafe(fields === undefined ? { error } : { error, fields }, { status })
 
@@ -21,7 +22,7 @@ const messages = {
   503: "The service is temporarily unavailable. Retry later."
 } as const
 
-/** `details` of the router-wide middleware (`[{in, field, message}]`) as document 3's `fields` map. */
+/** `details` of the router-wide middleware (`[{in, field, message}]`) as the task inbox's `fields` map. */
 const fieldsOf = (details: unknown): Record<string, string> => {
   const fields: Record<string, string> = {}
   if (Array.isArray(details)) {
@@ -38,10 +39,11 @@ const fieldsOf = (details: unknown): Record<string, string> => {
 
 /**
  * The task inbox's dialect of the router-wide error middleware (adapters/http/ErrorEnvelopeMiddleware.ts):
- * unknown routes, unreadable or malformed bodies and schema failures in document 3's shape. Messages are
+ * unknown routes, unreadable or malformed bodies and schema failures in the `{error}` shape. A database that
+ * cannot be reached is the task inbox's store failing: 502, as when its record store fails. Messages are
  * ours, never the toolkit's or an upstream's.
  */
-export const tasksRenderer: ErrorRenderer = (_request, { code, details, status }) => {
+export const tasksRenderer: ErrorRenderer = (_request, { code, details, status, outage }) => {
   switch (code) {
     case "VALIDATION_ERROR":
       if (status === 415) return tasksError(415, "The request body must be JSON (Content-Type: application/json)")
@@ -61,16 +63,17 @@ export const tasksRenderer: ErrorRenderer = (_request, { code, details, status }
     case "UPSTREAM_ERROR":
       return tasksError(502, messages[502])
     case "UNAVAILABLE":
-      return tasksError(503, messages[503])
+      return outage === true ? tasksError(502, messages[502]) : tasksError(503, messages[503])
     default:
       return tasksError(status ?? 500, messages[500])
   }
 }
 
 /**
- * A use case's failure as document 3's answer: InvalidFields 400 with `fields`, Unauthorized 401, Forbidden 403,
- * NotFound 404, ProposalNotOpen 409, UpstreamError 502 (logged with its cause, answered with a safe message).
- * Anything else is unexpected: logged, answered 500 without detail.
+ * A use case's failure as the task inbox answers it: InvalidFields 400 with `fields`, Unauthorized 401,
+ * Forbidden 403, NotFound 404, ProposalNotOpen 409, UpstreamError 502 (logged with its cause, answered with a
+ * safe message), and a database connection failure 502 like the store's. Anything else is unexpected:
+ * logged, answered 500 without detail.
  */
 export const tasksErrorResponse = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   if (Predicate.hasProperty(error, "_tag")) {
@@ -90,6 +93,12 @@ export const tasksErrorResponse = (error: unknown): Effect.Effect<HttpServerResp
       case "UpstreamError":
         return Effect.as(Effect.logWarning("record store failed", Cause.fail(error)), tasksError(502, messages[502]))
     }
+  }
+  if (isConnectionFailure(error)) {
+    return Effect.as(
+      Effect.logWarning("the database cannot be reached", Cause.fail(error)),
+      tasksError(502, messages[502])
+    )
   }
   return Effect.as(Effect.logError("unexpected failure", Cause.fail(error)), tasksError(500, messages[500]))
 }
