@@ -9,7 +9,7 @@ import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import type { PgClient } from "@effect/sql-pg"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import type { CallerKeyStore } from "../../core/decisions/CallerKeyStore.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
@@ -83,6 +83,25 @@ export const purgeIdempotency = Layer.effectDiscard(
     const store = yield* IdempotencyStore
     yield* Clock.currentTimeMillis.pipe(
       Effect.flatMap(store.purgeExpired),
+      Effect.repeat(Schedule.spaced("1 hour")),
+      Effect.forkScoped
+    )
+  })
+)
+
+/**
+ * The embedded database has no background statistics collector (a Postgres server's autovacuum analyzes
+ * tables as they grow), so without this every list would be planned as if its tables were empty: scans
+ * and sorts instead of index reads. Analyzed shortly after start, then hourly, off the request path.
+ */
+const analyzeEmbedded = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const database = yield* Database
+    if (database.kind !== "embedded") return
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ANALYZE`.pipe(
+      Effect.catchCause((cause) => Effect.logWarning("could not analyze the embedded database", cause)),
+      Effect.delay("5 seconds"),
       Effect.repeat(Schedule.spaced("1 hour")),
       Effect.forkScoped
     )
@@ -217,7 +236,7 @@ export const makeServer = (options: ServerOptions) => {
   const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener)
 
   return listeners.pipe(
-    Layer.provide(Layer.merge(ReadinessFromDatabase, TransactionsSql)),
+    Layer.provide(Layer.mergeAll(ReadinessFromDatabase, TransactionsSql, analyzeEmbedded)),
     Layer.provide(migrations),
     Layer.provideMerge(database)
   )
