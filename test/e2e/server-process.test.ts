@@ -50,7 +50,8 @@ describe("the bundled server (a real process, the embedded default)", () => {
       "DECISIONS_EMBED_KEY",
       "DECISIONS_SECRETS_KEY",
       "TASKS_API_KEY",
-      "TASKS_SIGNING_KEY"
+      "TASKS_SIGNING_KEY",
+      "TASKS_SECRETS_KEY"
     ])
     assert.include(server.output(), `DECISIONS_API_KEY=${secrets["DECISIONS_API_KEY"]}`)
     const manifest = await fetch(url(server.ports.decisions, "/api/v1/manifest"), {
