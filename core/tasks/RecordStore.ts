@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { UpstreamError } from "../kernel/Errors.ts"
 import type { Query } from "./Query.ts"
 
@@ -32,10 +32,68 @@ export interface SelectOptions {
 }
 
 /**
+ * A conditional write found the record no longer holding the values it expected: nothing was written.
+ * `fields` are the record's fields as they are now, so the caller can say what it became.
+ */
+export class RecordConflict extends Schema.TaggedError<RecordConflict>()("RecordConflict", {
+  table: Schema.String,
+  id: Schema.String,
+  fields: Schema.Record(Schema.String, Schema.Unknown)
+}) {}
+
+/**
+ * An update made only while the record still holds `expected`: each field named there must hold exactly
+ * that value (JSON equality: arrays in order, objects member by member; a missing field holds `null`).
+ */
+export interface GuardedUpdate {
+  readonly table: Table
+  readonly id: string
+  readonly expected: Fields
+  readonly fields: Fields
+}
+
+/**
+ * The one other write a guarded update brings with it (accepting a proposal creates or changes its task).
+ * A created record links back to the guarded one: the store sets `fields[linkedBy]` to `[guarded id]`.
+ */
+export type FollowingWrite =
+  | { readonly _tag: "Create"; readonly table: Table; readonly fields: Fields; readonly linkedBy: string }
+  | { readonly _tag: "Update"; readonly table: Table; readonly id: string; readonly fields: Fields }
+
+/**
  * The record-store port, shaped after an upstream record store (Airtable): records in tables, ids issued by
  * the store, partial updates (the fields given replace those stored, `null` clears one, the rest are kept),
  * and selection by a `Query` value that each adapter compiles. Selections answer newest first. A failing
  * upstream is an UpstreamError whose message is safe to show.
+ *
+ * Guarded writes are how a record changes state exactly once when callers race (a proposal is resolved once:
+ * of several accepts and rejects arriving together, one wins and the others see what it became):
+ *
+ * - `updateIf` writes only while the record still holds its expected values, else fails with RecordConflict
+ *   and writes nothing. Of callers racing with the same expectation, exactly one succeeds.
+ * - `updateIfAndWrite` is a guarded update and its following write, committed together: both or neither,
+ *   never the following write without the guarded update (no task without its accepted proposal, no
+ *   accepted proposal without its task), and never twice.
+ *
+ * On a database both are one transaction, the condition in the `UPDATE ... WHERE`, so it holds across
+ * processes and inside an enclosing unit of work (core/kernel/Transactions.ts) as well as on its own.
+ * An upstream without transactions or compare-and-set (Airtable) meets the same contract this way:
+ *
+ * 1. Every write to a guarded record is made under a lock on that record which holds across instances
+ *    (a lease row in the service's own database), and the record is read again under the lock: the
+ *    expectation is checked against that read, never against one made before the lock was taken.
+ * 2. Before writing, the adapter notes the whole write on the lock (the guarded update and its following
+ *    write); it then makes the following write, then the guarded update, then clears the note. A created
+ *    record carries the guarded record's id (`linkedBy`).
+ * 3. A crash between those writes leaves the note. The next write to that record, by whoever takes the lock,
+ *    first finishes the noted write: it creates the following record only when no record links back to the
+ *    guarded one (so it is never made twice; re-writing an update's same values changes nothing), makes the
+ *    guarded update, clears the note, and only then checks its own expectation, which now meets the
+ *    finished state (an accept found half done wins over a reject that arrives after the crash).
+ *
+ * The event outbox is a port of its own (core/tasks/EventOutbox.ts): an accept emits no event today; one that
+ * did would be enqueued in the same unit of work, with an id derived from the proposal so that finishing a
+ * half-done accept enqueues it once.
  */
 export class RecordStore extends Context.Service<
   RecordStore,
@@ -48,6 +106,21 @@ export class RecordStore extends Context.Service<
       id: string,
       fields: Fields
     ) => Effect.Effect<StoredRecord | undefined, UpstreamError>
+    /** As `update`, made only while the record holds `expected` (else RecordConflict, nothing written). */
+    readonly updateIf: (
+      update: GuardedUpdate
+    ) => Effect.Effect<StoredRecord | undefined, UpstreamError | RecordConflict>
+    /**
+     * The guarded update and its following write, together. Answers both records as written, or undefined
+     * (nothing written) when the guarded record or the record to update does not exist.
+     */
+    readonly updateIfAndWrite: (
+      update: GuardedUpdate,
+      then: FollowingWrite
+    ) => Effect.Effect<
+      { readonly updated: StoredRecord; readonly written: StoredRecord } | undefined,
+      UpstreamError | RecordConflict
+    >
     readonly select: (
       table: Table,
       query: Query,
@@ -55,6 +128,26 @@ export class RecordStore extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<StoredRecord>, UpstreamError>
   }
 >()("core/tasks/RecordStore") {}
+
+/** Whether `fields` hold every expected value (a missing field holds null), compared as JSON values. */
+export const holdsExpected = (fields: Fields, expected: Fields): boolean =>
+  Object.entries(expected).every(([key, value]) => sameJson(Object.hasOwn(fields, key) ? fields[key] : null, value))
+
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+  }
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+    )
+  )
+}
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Exit, type Layer } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import * as Q from "../../core/tasks/Query.ts"
-import { RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
+import { holdsExpected, RecordConflict, RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
 
 // The suite shares one store: every test tags its records with a run id of its own and selects within it.
 const freshRun = () => `run_${randomUUID()}`
@@ -41,6 +41,32 @@ const queryArb: fc.Arbitrary<Q.Query> = fc.letrec<{ q: Q.Query }>((tie) => ({
     fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.or(...qs))
   )
 })).q
+
+/** Values a guarded field holds or is expected to hold: near misses of one another (order, nesting, null). */
+const guardValueArb: fc.Arbitrary<Fields[string]> = fc.constantFrom<Fields[string]>(
+  "To Consider",
+  "Accepted",
+  "",
+  null,
+  true,
+  false,
+  0,
+  2.5,
+  [],
+  ["usrA"],
+  ["usrA", "usrB"],
+  ["usrB", "usrA"],
+  { a: 1 },
+  { a: 1, b: null },
+  { a: [1, 2] },
+  { a: [2, 1] }
+)
+const guardFieldsArb = fc.dictionary(fc.constantFrom("aiStatus", "owner", "x"), guardValueArb, { maxKeys: 3 })
+
+const asConflict = (error: unknown): RecordConflict => {
+  assert.instanceOf(error, RecordConflict)
+  return error as RecordConflict
+}
 
 /** The RecordStore port's contract (core/tasks/RecordStore.ts), run once per adapter. */
 export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore, unknown>) =>
@@ -103,6 +129,202 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
           assert.deepStrictEqual(yield* records.get("tasks", task.id), updated)
           assert.isUndefined(yield* records.update("tasks", "recDoesNotExist00", { title: "x" }))
           assert.isUndefined(yield* records.update("projects", task.id, { title: "x" }))
+        })
+      )
+
+      it.effect("updateIf writes while every expected value holds; otherwise RecordConflict, nothing written", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider", owner: ["usrA"] })
+          const accepted = yield* records.updateIf({
+            table: "proposals",
+            id: proposal.id,
+            expected: { aiStatus: "To Consider", owner: ["usrA"] },
+            fields: { aiStatus: "Accepted", resolvedAt: "2026-01-01T00:00:00.000Z" }
+          })
+          assert.deepStrictEqual(accepted?.fields, {
+            run,
+            aiStatus: "Accepted",
+            owner: ["usrA"],
+            resolvedAt: "2026-01-01T00:00:00.000Z"
+          })
+          const conflict = asConflict(
+            yield* Effect.flip(
+              records.updateIf({
+                table: "proposals",
+                id: proposal.id,
+                expected: { aiStatus: "To Consider" },
+                fields: { aiStatus: "Rejected" }
+              })
+            )
+          )
+          assert.strictEqual(conflict._tag, "RecordConflict")
+          assert.deepInclude(conflict, { table: "proposals", id: proposal.id })
+          assert.deepStrictEqual(conflict.fields, accepted?.fields)
+          assert.deepStrictEqual(yield* records.get("proposals", proposal.id), accepted)
+          // A missing record is not a conflict: there is nothing to write.
+          const missing = { expected: { aiStatus: "To Consider" }, fields: { aiStatus: "Accepted" } }
+          assert.isUndefined(yield* records.updateIf({ table: "proposals", id: "recDoesNotExist00", ...missing }))
+          assert.isUndefined(yield* records.updateIf({ table: "tasks", id: proposal.id, ...missing }))
+        })
+      )
+
+      it.effect("updateIf compares as JSON: arrays in order, objects by member, a missing field holds null", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const cases = fc.sample(fc.tuple(guardFieldsArb, guardFieldsArb), { numRuns: 80, seed: 5 })
+          for (const [stored, expected] of cases) {
+            const record = yield* records.create("proposals", { ...stored, run })
+            const outcome = yield* Effect.exit(
+              records.updateIf({ table: "proposals", id: record.id, expected, fields: { written: true } })
+            )
+            const holds = holdsExpected(record.fields, expected)
+            assert.strictEqual(Exit.isSuccess(outcome), holds, JSON.stringify({ stored, expected }))
+            const after = yield* records.get("proposals", record.id)
+            assert.strictEqual(after?.fields["written"] === true, holds)
+          }
+        })
+      )
+
+      it.effect("of updateIfs racing with one expectation, exactly one writes", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const proposal = yield* records.create("proposals", { run: freshRun(), aiStatus: "To Consider" })
+          const outcomes = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => i),
+            (i) =>
+              Effect.exit(
+                records.updateIf({
+                  table: "proposals",
+                  id: proposal.id,
+                  expected: { aiStatus: "To Consider" },
+                  fields: { aiStatus: i % 2 === 0 ? "Accepted" : "Rejected", winner: i }
+                })
+              ),
+            { concurrency: "unbounded" }
+          )
+          const winners = outcomes.flatMap((exit, i) => (Exit.isSuccess(exit) ? [i] : []))
+          assert.lengthOf(winners, 1)
+          for (const exit of outcomes) {
+            if (Exit.isFailure(exit)) assert.include(JSON.stringify(exit.cause), "RecordConflict")
+          }
+          const stored = yield* records.get("proposals", proposal.id)
+          assert.strictEqual(stored?.fields["winner"], winners[0])
+          assert.strictEqual(stored?.fields["aiStatus"], winners[0]! % 2 === 0 ? "Accepted" : "Rejected")
+        })
+      )
+
+      it.effect("updateIfAndWrite makes the guarded update and creates the record linked back to it", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider" })
+          const both = yield* records.updateIfAndWrite(
+            {
+              table: "proposals",
+              id: proposal.id,
+              expected: { aiStatus: "To Consider" },
+              fields: { aiStatus: "Accepted" }
+            },
+            { _tag: "Create", table: "tasks", fields: { run, title: "From the proposal" }, linkedBy: "proposal" }
+          )
+          assert.deepStrictEqual(both?.updated, yield* records.get("proposals", proposal.id))
+          assert.strictEqual(both?.updated.fields["aiStatus"], "Accepted")
+          assert.match(both!.written.id, /^rec/)
+          assert.deepStrictEqual(both?.written.fields, { run, title: "From the proposal", proposal: [proposal.id] })
+          assert.deepStrictEqual(
+            (yield* records.select("tasks", Q.has("proposal", proposal.id))).map((r) => r.id),
+            [both!.written.id]
+          )
+        })
+      )
+
+      it.effect("updateIfAndWrite updates the other record with the guarded one", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const task = yield* records.create("tasks", { run, status: "Ready to Start", title: "T" })
+          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider", task: [task.id] })
+          const both = yield* records.updateIfAndWrite(
+            {
+              table: "proposals",
+              id: proposal.id,
+              expected: { aiStatus: "To Consider" },
+              fields: { aiStatus: "Accepted" }
+            },
+            { _tag: "Update", table: "tasks", id: task.id, fields: { status: "Done" } }
+          )
+          assert.deepStrictEqual(both?.written.fields, { run, status: "Done", title: "T" })
+          assert.deepStrictEqual(yield* records.get("tasks", task.id), both?.written)
+          assert.strictEqual((yield* records.get("proposals", proposal.id))?.fields["aiStatus"], "Accepted")
+        })
+      )
+
+      it.effect("updateIfAndWrite writes neither on a conflict, nor when a record it names is missing", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const task = yield* records.create("tasks", { run, status: "Ready to Start" })
+          const resolved = yield* records.create("proposals", { run, aiStatus: "Rejected" })
+          const open = yield* records.create("proposals", { run, aiStatus: "To Consider" })
+          const accept = (id: string) => ({
+            table: "proposals" as const,
+            id,
+            expected: { aiStatus: "To Consider" },
+            fields: { aiStatus: "Accepted" }
+          })
+          const create = {
+            _tag: "Create" as const,
+            table: "tasks" as const,
+            fields: { run, created: true },
+            linkedBy: "proposal"
+          }
+          const change = { _tag: "Update" as const, table: "tasks" as const, id: task.id, fields: { status: "Done" } }
+          const conflictCreate = asConflict(yield* Effect.flip(records.updateIfAndWrite(accept(resolved.id), create)))
+          assert.strictEqual(conflictCreate._tag, "RecordConflict")
+          assert.strictEqual(conflictCreate.fields["aiStatus"], "Rejected")
+          const conflictChange = yield* Effect.flip(records.updateIfAndWrite(accept(resolved.id), change))
+          assert.strictEqual(conflictChange._tag, "RecordConflict")
+          assert.isUndefined(yield* records.updateIfAndWrite(accept("recDoesNotExist00"), create))
+          assert.isUndefined(yield* records.updateIfAndWrite(accept(open.id), { ...change, id: "recDoesNotExist00" }))
+          assert.deepStrictEqual(yield* records.select("tasks", Q.and(Q.eq("run", run), Q.eq("created", true))), [])
+          assert.strictEqual((yield* records.get("tasks", task.id))?.fields["status"], "Ready to Start")
+          assert.strictEqual((yield* records.get("proposals", open.id))?.fields["aiStatus"], "To Consider")
+          assert.strictEqual((yield* records.get("proposals", resolved.id))?.fields["aiStatus"], "Rejected")
+        })
+      )
+
+      it.effect("of updateIfAndWrites racing on one record, one commits both writes: one record is created", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const run = freshRun()
+          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider" })
+          const outcomes = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => i),
+            (i) =>
+              Effect.exit(
+                records.updateIfAndWrite(
+                  {
+                    table: "proposals",
+                    id: proposal.id,
+                    expected: { aiStatus: "To Consider" },
+                    fields: { aiStatus: "Accepted", winner: i }
+                  },
+                  { _tag: "Create", table: "tasks", fields: { run, attempt: i }, linkedBy: "proposal" }
+                )
+              ),
+            { concurrency: "unbounded" }
+          )
+          const winners = outcomes.flatMap((exit, i) => (Exit.isSuccess(exit) ? [i] : []))
+          assert.lengthOf(winners, 1)
+          const created = yield* records.select("tasks", Q.has("proposal", proposal.id))
+          assert.deepStrictEqual(
+            created.map((r) => r.fields["attempt"]),
+            winners
+          )
+          assert.strictEqual((yield* records.get("proposals", proposal.id))?.fields["winner"], winners[0])
         })
       )
 

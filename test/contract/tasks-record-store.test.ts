@@ -1,8 +1,84 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
 import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
+import * as Q from "../../core/tasks/Query.ts"
+import { RecordStore, type GuardedUpdate } from "../../core/tasks/RecordStore.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { RecordStoreContract } from "./RecordStore.contract.ts"
 import { tasksSqlOn } from "./tasks-sql-layers.ts"
 
 RecordStoreContract("memory", RecordStoreMemory)
 for (const backend of sqlBackends) RecordStoreContract(backend.name, tasksSqlOn(RecordStoreSql, backend))
+
+const accept = (id: string): GuardedUpdate => ({
+  table: "proposals",
+  id,
+  expected: { aiStatus: "To Consider" },
+  fields: { aiStatus: "Accepted" }
+})
+const createTask = (title: string) =>
+  ({ _tag: "Create", table: "tasks", fields: { title }, linkedBy: "proposal" }) as const
+
+class Undone {
+  readonly _tag = "Undone"
+}
+
+// A guarded write joins the unit of work it runs in: its own transaction becomes a savepoint.
+for (const backend of sqlBackends) {
+  describe(`RecordStoreSql inside a unit of work (${backend.name})`, () =>
+    layer(tasksSqlOn(Layer.merge(RecordStoreSql, TransactionsSql), backend), { excludeTestServices: true })((it) => {
+      it.effect("a conflict undoes only the guarded write's own part; the unit goes on and commits", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const { atomically } = yield* Transactions
+          const resolved = yield* records.create("proposals", { aiStatus: "Rejected" })
+          const other = yield* atomically(
+            Effect.gen(function* () {
+              const conflict = yield* Effect.flip(records.updateIfAndWrite(accept(resolved.id), createTask("No")))
+              assert.strictEqual(conflict._tag, "RecordConflict")
+              return yield* records.create("tasks", { title: "Written by the unit" })
+            })
+          )
+          assert.deepStrictEqual(yield* records.get("tasks", other.id), other)
+          assert.deepStrictEqual(yield* records.select("tasks", Q.has("proposal", resolved.id)), [])
+        })
+      )
+
+      it.effect("an undone unit undoes the accept and the task it created", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const { atomically } = yield* Transactions
+          const proposal = yield* records.create("proposals", { aiStatus: "To Consider" })
+          const exit = yield* Effect.exit(
+            atomically(
+              Effect.gen(function* () {
+                yield* records.updateIfAndWrite(accept(proposal.id), createTask("Undone"))
+                return yield* Effect.fail(new Undone())
+              })
+            )
+          )
+          assert.isTrue(Exit.isFailure(exit))
+          assert.strictEqual((yield* records.get("proposals", proposal.id))?.fields["aiStatus"], "To Consider")
+          assert.deepStrictEqual(yield* records.select("tasks", Q.has("proposal", proposal.id)), [])
+        })
+      )
+
+      it.effect("accepts racing, each in a unit of its own, create one task", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const { atomically } = yield* Transactions
+          const proposal = yield* records.create("proposals", { aiStatus: "To Consider" })
+          const outcomes = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => i),
+            (i) => Effect.exit(atomically(records.updateIfAndWrite(accept(proposal.id), createTask(`Attempt ${i}`)))),
+            { concurrency: "unbounded" }
+          )
+          assert.lengthOf(outcomes.filter(Exit.isSuccess), 1)
+          assert.lengthOf(yield* records.select("tasks", Q.has("proposal", proposal.id)), 1)
+        })
+      )
+    }))
+}

@@ -28,6 +28,8 @@ const FailingRecordStore = Layer.succeed(RecordStore)({
   create: () => Effect.fail(failure()),
   get: () => Effect.fail(failure()),
   update: () => Effect.fail(failure()),
+  updateIf: () => Effect.fail(failure()),
+  updateIfAndWrite: () => Effect.fail(failure()),
   select: () => Effect.fail(failure())
 })
 
