@@ -6,8 +6,8 @@
  * Before the runs the server is compiled if its sources changed (timed apart, `compileMillis`), so a run
  * times a start rather than a compile.
  *
- * `npx tsx bench/start.ts [--runs=N] [--db=embedded|postgres]` prints the figures; `measureStart` answers
- * them. Speed is measured here, never asserted in tests. On a shared machine the figures are noisy.
+ * `npx tsx bench/start.ts [--runs=N] [--db=embedded|postgres] [--command="npx tsx apps/server/main.ts"]`
+ * prints the figures; `measureStart` answers them. Speed is measured here, never asserted in tests. On a shared machine the figures are noisy.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -48,6 +48,8 @@ export interface StartOptions {
   readonly databaseUrl?: string | undefined
   /** The checkout to start. Default this repository. */
   readonly cwd?: string | undefined
+  /** What to time instead of `npm start`, e.g. `["npx", "tsx", "apps/server/main.ts"]` (a before/after). */
+  readonly command?: ReadonlyArray<string> | undefined
 }
 
 const root = resolve(import.meta.dirname, "..")
@@ -77,11 +79,16 @@ const isReady = (url: string) =>
   )
 
 /** One `npm start` in a process group of its own, timed until all three services are ready, then stopped. */
-const timeOneStart = async (cwd: string, env: Record<string, string>, logFile: string) => {
+const timeOneStart = async (
+  cwd: string,
+  command: ReadonlyArray<string>,
+  env: Record<string, string>,
+  logFile: string
+) => {
   const ports = [await freePort(), await freePort(), await freePort()] as const
   const log = openSync(logFile, "a")
   const started = performance.now()
-  const child = spawn("npm", ["start", "--silent"], {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: {
       PATH: process.env["PATH"],
@@ -167,9 +174,14 @@ const measureOne = async (database: StartDatabase, options: StartOptions): Promi
   const runs: Array<StartRun> = []
   let compileMillis = 0
   try {
-    compileMillis = compileServer(options.cwd ?? root)
+    compileMillis = options.command === undefined ? compileServer(options.cwd ?? root) : 0
     for (let index = 0; index < (options.runs ?? 4); index++) {
-      const readyMillis = await timeOneStart(options.cwd ?? root, env, join(dir, "server.log"))
+      const readyMillis = await timeOneStart(
+        options.cwd ?? root,
+        options.command ?? ["npm", "start", "--silent"],
+        env,
+        join(dir, "server.log")
+      )
       runs.push({ kind: index === 0 ? "fresh" : "restart", readyMillis })
     }
   } finally {
@@ -214,7 +226,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const figures = await measureStart({
     runs: option("runs") === undefined ? undefined : Number(option("runs")),
     databases: db === undefined ? undefined : [db as StartDatabase],
-    databaseUrl: process.env["DATABASE_URL"]
+    databaseUrl: process.env["DATABASE_URL"],
+    command: option("command")?.split(" ")
   })
   process.stdout.write(`${formatStart(figures)}\n`)
 }

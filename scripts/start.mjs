@@ -3,15 +3,16 @@
  * for loading hundreds of modules one by one.
  *
  * The compiled server is kept under node_modules/.cache/hitl-server/<fingerprint>, the fingerprint being a
- * hash of every source file under core/, adapters/ and apps/, the tsconfig files, package.json and what npm
- * installed. When none matches (a fresh clone, an edited file, an upgraded dependency) it is compiled first,
+ * hash of every source file under core/, adapters/ and apps/, the tsconfig files, package.json and its lock
+ * file. When none matches (a fresh clone, an edited file, an upgraded dependency) it is compiled first,
  * in about a second: esbuild bundles the server and its dependencies into one module (PGlite stays in
  * node_modules), without type checking (`npm run build` and `npm run check` check types). Without esbuild,
  * tsc compiles each file instead. A tree is written to a temporary directory and renamed into place, so
  * servers started together never load half a tree. `npm install` compiles ahead (`prepare`).
  *
- * `node scripts/start.mjs --compile-only` compiles when needed and exits. Without any compiler (an install
- * without dev dependencies) the server runs from dist/ when `npm run build` left one there.
+ * `node scripts/start.mjs --compile-only` compiles when needed and exits. An install without dev dependencies
+ * has no compiler: it runs the tree compiled before the dev dependencies were pruned (`npm install`, then
+ * `npm prune --omit=dev`), or else dist/ when `npm run build` left one there.
  * Set NODE_OPTIONS=--enable-source-maps for stack traces that name the TypeScript sources.
  */
 import { spawnSync } from "node:child_process"
@@ -40,12 +41,13 @@ const sourceFiles = (dir) =>
 
 const fingerprint = () => {
   const hash = createHash("sha256")
-  // The bundle holds the dependencies too: what npm installed (and which compiler) is part of what is compiled.
+  // The bundle holds the dependencies too: the lock file says which (and which compiler) were installed.
+  // (Not node_modules/.package-lock.json: pruning the dev dependencies after compiling must keep the bundle.)
   const files = [
     "tsconfig.json",
     "tsconfig.build.json",
     "package.json",
-    ...["package-lock.json", join("node_modules", ".package-lock.json")].filter((file) => existsSync(join(root, file))),
+    ...(existsSync(join(root, "package-lock.json")) ? ["package-lock.json"] : []),
     ...sourceRoots.flatMap((dir) => (existsSync(join(root, dir)) ? sourceFiles(join(root, dir)) : []))
   ]
   for (const file of files.map((path) => relative(root, resolve(root, path))).sort()) {

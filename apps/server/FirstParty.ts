@@ -30,9 +30,9 @@ const configured = (
   )
 
 /**
- * Decisions: the workspace plane (document 2) takes the service key plus an identity token of audience
- * `decisions`, so its inbox list is where a wrong audience must be refused. Tasks: the task inbox takes no
- * identity token at all (document 3: X-API-Key or a session), so its inbox list refuses any with 401.
+ * Decisions: the workspace plane takes the service key plus an identity token of audience `decisions`, so its
+ * inbox list is where a wrong audience must be refused. Tasks: the task inbox takes no identity token at all
+ * (an X-API-Key or a session), so its inbox list refuses any with 401.
  */
 export const firstPartyServices = (settings: FirstPartySettings): ReadonlyArray<FirstPartyService> => [
   {
