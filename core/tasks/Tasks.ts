@@ -10,7 +10,15 @@ import { defaultHistoryDays, TaskLists, partyTo } from "./Lists.ts"
 import type { MachineKey } from "./MachineKeys.ts"
 import { parseChange, taskChanges, type AiStatus, type ProposalChange } from "./Proposal.ts"
 import * as Q from "./Query.ts"
-import { RecordStore, type Fields, type StoredRecord, type Table } from "./RecordStore.ts"
+import {
+  RecordStore,
+  type Fields,
+  type FollowingWrite,
+  type GuardedUpdate,
+  type RecordConflict,
+  type StoredRecord,
+  type Table
+} from "./RecordStore.ts"
 import { SessionStore } from "./SessionStore.ts"
 import {
   isParty,
@@ -299,6 +307,18 @@ const make = (config: TasksConfig) =>
       if (proposal.aiStatus !== "To Consider") return yield* new ProposalNotOpen({ aiStatus: proposal.aiStatus })
       return proposal
     })
+
+    /** Resolving a proposal is written only while it is still To Consider. */
+    const resolving = (id: string, fields: Fields): GuardedUpdate => ({
+      table: "proposals",
+      id,
+      expected: { aiStatus: "To Consider" },
+      fields
+    })
+
+    /** Another caller resolved the proposal first: answered with what it became. */
+    const notOpen = (conflict: RecordConflict) =>
+      Effect.fail(new ProposalNotOpen({ aiStatus: text(conflict.fields as Fields, "aiStatus") }))
 
     const storedChange = (proposal: ProposalRecord) =>
       Result.match(parseChange(proposal.proposedChangesObj), {
@@ -669,7 +689,8 @@ const make = (config: TasksConfig) =>
       acceptProposal: Effect.fn("Tasks.acceptProposal")(function* (user: TaskUser, id: string) {
         const proposal = yield* ownOpenProposal(user, id)
         const change: ProposalChange = yield* storedChange(proposal)
-        let task: TaskRecord
+        const now = yield* isoNow
+        let then: FollowingWrite
         if (change.action === "create_task") {
           const assignee =
             change.assignedTo === undefined
@@ -677,22 +698,23 @@ const make = (config: TasksConfig) =>
               : yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)
           const target = proposal.taskId === undefined ? undefined : yield* store.get("tasks", proposal.taskId)
           const projectId = proposal.projectId ?? (target === undefined ? undefined : readTask(target).project[0])
-          task = readTask(
-            yield* store.create(
-              "tasks",
-              newTaskFields({
-                title: change.title,
-                description: change.description,
-                origin: "AI Agent",
-                originDetail: `Proposal ${proposal.id}`,
-                priority: change.priority,
-                assignedTo: assignee.id,
-                requestedBy: user.id,
-                project: projectId === undefined ? [] : [projectId],
-                dueDate: change.dueDate
-              })
-            )
-          )
+          then = {
+            _tag: "Create",
+            table: "tasks",
+            // The created task links back to its proposal (`proposal`): one accepted proposal, one task.
+            linkedBy: "proposal",
+            fields: newTaskFields({
+              title: change.title,
+              description: change.description,
+              origin: "AI Agent",
+              originDetail: `Proposal ${proposal.id}`,
+              priority: change.priority,
+              assignedTo: assignee.id,
+              requestedBy: user.id,
+              project: projectId === undefined ? [] : [projectId],
+              dueDate: change.dueDate
+            })
+          }
         } else {
           // The owner may have handed the task on since: a task they are no longer party to is NotFound.
           const target = yield* partyTask(user, proposal.taskId ?? "")
@@ -700,23 +722,36 @@ const make = (config: TasksConfig) =>
             change.action === "reassign"
               ? (yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)).id
               : undefined
-          task = yield* changeTask(target, taskChanges(change, assignee))
+          then = {
+            _tag: "Update",
+            table: "tasks",
+            id: target.id,
+            fields: withBookkeeping(target, taskChanges(change, assignee), now)
+          }
         }
-        const resolved = yield* store.update("proposals", proposal.id, {
-          aiStatus: "Accepted",
-          resolvedAt: yield* isoNow
-        })
-        return { proposal: showProposal(readProposal(resolved!)), task: yield* showOne(task) }
+        // The proposal becomes Accepted and its task is created or changed in one write, made only while the
+        // proposal is still To Consider: of callers racing on it, one wins and the others see what it became.
+        const written = yield* store
+          .updateIfAndWrite(resolving(proposal.id, { aiStatus: "Accepted", resolvedAt: now }), then)
+          .pipe(Effect.catchTag("RecordConflict", notOpen))
+        if (written === undefined) {
+          return yield* then._tag === "Update" ? taskNotFound() : new NotFound({ message: "Proposal not found" })
+        }
+        return {
+          proposal: showProposal(readProposal(written.updated)),
+          task: yield* showOne(readTask(written.written))
+        }
       }),
 
       rejectProposal: Effect.fn("Tasks.rejectProposal")(function* (user: TaskUser, id: string, reason: string) {
         const proposal = yield* ownOpenProposal(user, id)
-        const resolved = yield* store.update("proposals", proposal.id, {
-          aiStatus: "Rejected",
-          rejectionReason: reason,
-          resolvedAt: yield* isoNow
-        })
-        return showProposal(readProposal(resolved!))
+        const resolved = yield* store
+          .updateIf(
+            resolving(proposal.id, { aiStatus: "Rejected", rejectionReason: reason, resolvedAt: yield* isoNow })
+          )
+          .pipe(Effect.catchTag("RecordConflict", notOpen))
+        if (resolved === undefined) return yield* new NotFound({ message: "Proposal not found" })
+        return showProposal(readProposal(resolved))
       }),
 
       // ---- projects, clients, outcomes -------------------------------------------------------------------------

@@ -71,9 +71,9 @@ export const tasksRenderer: ErrorRenderer = (_request, { code, details, status, 
 
 /**
  * A use case's failure as the task inbox answers it: InvalidFields 400 with `fields`, Unauthorized 401,
- * Forbidden 403, NotFound 404, ProposalNotOpen 409, UpstreamError 502 (logged with its cause, answered with a
- * safe message), and a database connection failure 502 like the store's. Anything else is unexpected:
- * logged, answered 500 without detail.
+ * Forbidden 403, NotFound 404, ProposalNotOpen 409 (saying what the proposal became), UpstreamError 502
+ * (logged with its cause, answered with a safe message), and a database connection failure 502 like the
+ * store's. Anything else is unexpected: logged, answered 500 without detail.
  */
 export const tasksErrorResponse = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   if (Predicate.hasProperty(error, "_tag")) {
@@ -89,7 +89,7 @@ export const tasksErrorResponse = (error: unknown): Effect.Effect<HttpServerResp
       case "NotFound":
         return Effect.succeed(tasksError(404, message ?? messages[404]))
       case "ProposalNotOpen":
-        return Effect.succeed(tasksError(409, `The proposal is no longer open (aiStatus: ${String(e.aiStatus)})`))
+        return Effect.succeed(tasksError(409, `Proposal is no longer open: ${String(e.aiStatus)}`))
       case "UpstreamError":
         return Effect.as(Effect.logWarning("record store failed", Cause.fail(error)), tasksError(502, messages[502]))
     }
