@@ -25,14 +25,19 @@ export interface RunningServer {
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** Starts the bundled server the way `npm start` does, in a child process, and waits until all three listen. */
+/**
+ * Starts the bundled server in a child process from its TypeScript sources, and waits until all three listen.
+ * With `compiled`, it starts exactly as `npm start` does instead: scripts/start.mjs, which compiles the server
+ * when its sources changed and runs the compiled bundle.
+ */
 export const startServer = async (
   env: Record<string, string | undefined>,
-  options: { readonly waitReady?: boolean } = {}
+  options: { readonly waitReady?: boolean; readonly compiled?: boolean } = {}
 ) => {
   const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }
   let output = ""
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/main.ts"], {
+  const entry = options.compiled === true ? ["scripts/start.mjs"] : ["--import", "tsx", "apps/server/main.ts"]
+  const child = spawn(process.execPath, entry, {
     cwd: process.cwd(),
     env: {
       PATH: process.env["PATH"],
