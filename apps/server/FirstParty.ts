@@ -53,6 +53,27 @@ export const firstPartyServices = (settings: FirstPartySettings): ReadonlyArray<
   }
 ]
 
+/**
+ * Whether the registry already holds a first-party service exactly as configured, so a restart writes nothing.
+ * Anything else (not registered, changed, or sealed under another key) is registered again.
+ */
+const isCurrent = (registry: Registry["Service"], service: FirstPartyService) =>
+  registry.credentials(service.id).pipe(
+    Effect.map(
+      (stored) =>
+        stored !== undefined &&
+        stored.service.firstParty &&
+        stored.service.displayName === service.displayName &&
+        stored.service.baseUrl === service.baseUrl &&
+        stored.service.apiKeyHeader === service.apiKeyHeader &&
+        stored.service.resourcePath === service.resourcePath &&
+        Object.entries(service.credentials).every(
+          ([kind, value]) => stored.credentials[kind as CredentialKind] === value
+        )
+    ),
+    Effect.orElseSucceed(() => false)
+  )
+
 /** The names of the checks a report failed, with our own details: safe to log. */
 const failures = (report: ConformanceReport) =>
   report.checks.filter((check) => !check.passed).map((check) => `${check.name} (${check.detail ?? "failed"})`)
@@ -81,16 +102,24 @@ const checkAndPromote = (serviceId: string, attempts: number, retryDelay: Durati
   )
 
 /**
- * At start, registers the decisions and tasks services with the hub's registry from configuration, then
- * (in the background, once the listeners are up) checks each one's conformance and promotes each that
- * passes. Without a secrets key the registry fails closed: nothing is registered, and that is logged.
+ * At start, registers the decisions and tasks services with the hub's registry from configuration (a
+ * registration already as configured is left alone), then (in the background, once the listeners are up)
+ * checks each one's conformance and promotes each that passes. Without a secrets key the registry fails
+ * closed: nothing is registered, and that is logged.
  */
 export const FirstParty = (settings: FirstPartySettings) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const registry = yield* Registry
       const services = firstPartyServices(settings)
-      const registered = yield* Effect.forEach(services, (service) => registry.registerFirstParty(service)).pipe(
+      const registered = yield* Effect.forEach(
+        services,
+        (service) =>
+          Effect.flatMap(isCurrent(registry, service), (current) =>
+            current ? Effect.void : registry.registerFirstParty(service)
+          ),
+        { concurrency: "unbounded" }
+      ).pipe(
         Effect.as(true),
         Effect.catchTag("NotConfigured", () =>
           Effect.as(
