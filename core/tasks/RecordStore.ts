@@ -79,16 +79,18 @@ export type FollowingWrite =
  * processes and inside an enclosing unit of work (core/kernel/Transactions.ts) as well as on its own.
  * An upstream without transactions or compare-and-set (Airtable) meets the same contract this way:
  *
- * 1. Every write to a guarded record is made under a lock on that record which holds across instances
- *    (a lease row in the service's own database), and the record is read again under the lock: the
- *    expectation is checked against that read, never against one made before the lock was taken.
- * 2. Before writing, the adapter notes the whole write on the lock (the guarded update and its following
- *    write); it then makes the following write, then the guarded update, then clears the note. A created
- *    record carries the guarded record's id (`linkedBy`).
+ * 1. Every write to a guarded record is made under a lock on that record which holds across instances (a
+ *    row of the service's own database, locked for the whole write; a crashed holder's lock goes with its
+ *    connection), and the record is read again under the lock: the expectation is checked against that
+ *    read, never against one made before the lock was taken.
+ * 2. Before its first upstream write, the adapter notes the whole write (the guarded update and its following
+ *    write) where a crash cannot undo it (committed in the service's own database); it then makes the
+ *    following write, then the guarded update, then clears the note. A created record carries the guarded
+ *    record's id (`linkedBy`).
  * 3. A crash between those writes leaves the note. The next write to that record, by whoever takes the lock,
  *    first finishes the noted write: it creates the following record only when no record links back to the
- *    guarded one (so it is never made twice; re-writing an update's same values changes nothing), makes the
- *    guarded update, clears the note, and only then checks its own expectation, which now meets the
+ *    guarded one (so it is never made twice; writing an update's same values again changes nothing), makes
+ *    the guarded update, clears the note, and only then checks its own expectation, which now meets the
  *    finished state (an accept found half done wins over a reject that arrives after the crash).
  *
  * The event outbox is a port of its own (core/tasks/EventOutbox.ts): an accept emits no event today; one that
