@@ -233,6 +233,6 @@ export const TasksErrors = {
   unauthorized: at(401, "Not authenticated"),
   forbidden: at(403, "Not permitted"),
   notFound: at(404, "Not found, or not yours"),
-  conflict: at(409, "The proposal is no longer open"),
+  conflict: at(409, "Proposal is no longer open: <what it became>, or an Idempotency-Key reused for another request"),
   upstream: at(502, "The record store failed")
 } as const
