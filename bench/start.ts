@@ -6,12 +6,13 @@
  * Before the runs the server is compiled if its sources changed (timed apart, `compileMillis`), so a run
  * times a start rather than a compile.
  *
- * `npx tsx bench/start.ts [--runs=N] [--db=embedded|postgres] [--command="npx tsx apps/server/main.ts"]`
- * prints the figures; `measureStart` answers them. Speed is measured here, never asserted in tests. On a shared machine the figures are noisy.
+ * `npx tsx bench/start.ts [--runs=N] [--db=embedded|postgres] [--at=<commit>] [--command="..."]` prints the
+ * figures; `measureStart` answers them. `--at` times a copy of that commit (`snapshotAt`): other work in the
+ * tree then cannot recompile the server in the middle of the runs. Speed is measured here, never asserted in tests. On a shared machine the figures are noisy.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs"
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, symlinkSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -174,7 +175,9 @@ const measureOne = async (database: StartDatabase, options: StartOptions): Promi
   const runs: Array<StartRun> = []
   let compileMillis = 0
   try {
-    compileMillis = options.command === undefined ? compileServer(options.cwd ?? root) : 0
+    // An older commit may have nothing to compile ahead (its npm start compiled at every start).
+    const compiles = options.command === undefined && existsSync(join(options.cwd ?? root, "scripts", "start.mjs"))
+    compileMillis = compiles ? compileServer(options.cwd ?? root) : 0
     for (let index = 0; index < (options.runs ?? 4); index++) {
       const readyMillis = await timeOneStart(
         options.cwd ?? root,
@@ -219,15 +222,36 @@ export const formatStart = (figures: ReadonlyArray<StartFigures>) =>
     )
     .join("\n")
 
+/**
+ * A copy of the repository at `commit` (its files, this checkout's node_modules linked in), so the figures
+ * are of one fixed version while the working tree changes, and an older commit can be timed beside it.
+ */
+export const snapshotAt = (commit: string) => {
+  const dir = mkdtempSync(join(tmpdir(), "hitl-bench-start-tree-"))
+  const archive = spawnSync("git", ["archive", "--format=tar", commit], { cwd: root, maxBuffer: 1 << 30 })
+  if (archive.status !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr}`)
+  const unpack = spawnSync("tar", ["-x", "-C", dir], { input: archive.stdout })
+  if (unpack.status !== 0) throw new Error(`unpacking ${commit} failed: ${unpack.stderr}`)
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"))
+  return { cwd: dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const args = process.argv.slice(2)
   const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
   const db = option("db")
-  const figures = await measureStart({
-    runs: option("runs") === undefined ? undefined : Number(option("runs")),
-    databases: db === undefined ? undefined : [db as StartDatabase],
-    databaseUrl: process.env["DATABASE_URL"],
-    command: option("command")?.split(" ")
-  })
-  process.stdout.write(`${formatStart(figures)}\n`)
+  const at = option("at")
+  const snapshot = at === undefined ? undefined : snapshotAt(at)
+  try {
+    const figures = await measureStart({
+      runs: option("runs") === undefined ? undefined : Number(option("runs")),
+      databases: db === undefined ? undefined : [db as StartDatabase],
+      databaseUrl: process.env["DATABASE_URL"],
+      command: option("command")?.split(" "),
+      cwd: snapshot?.cwd
+    })
+    process.stdout.write(`${formatStart(figures)}\n`)
+  } finally {
+    snapshot?.remove()
+  }
 }
