@@ -1,6 +1,6 @@
-import { Cause, Effect, Schema, SchemaIssue } from "effect"
+import { Cause, Effect, Option, Schema, SchemaIssue } from "effect"
 import { ErrorEnvelopeSchema, failure, type ErrorEnvelope } from "../../core/kernel/index.ts"
-import { domainErrorResponse } from "../http/ErrorResponse.ts"
+import { domainErrorResponse, isOutage } from "../http/ErrorResponse.ts"
 
 /** A tool error carries the envelope the HTTP adapter answers: `{error: {code, message, details?}}`. */
 export const ToolFailure = ErrorEnvelopeSchema
@@ -47,7 +47,8 @@ export const decodeArguments =
 
 /**
  * Turns whatever a tool's work failed with into its tool error. Domain errors map like the HTTP envelope;
- * a defect is logged with its cause and answered INTERNAL_ERROR (never a stack trace); interruption passes.
+ * a lost database connection is UNAVAILABLE; any other defect is logged with its cause and answered
+ * INTERNAL_ERROR (never a stack trace); interruption passes.
  */
 export const toToolFailure = <A, R>(effect: Effect.Effect<A, unknown, R>): Effect.Effect<A, ErrorEnvelope, R> =>
   Effect.catchCause(effect, (cause) => {
@@ -58,5 +59,10 @@ export const toToolFailure = <A, R>(effect: Effect.Effect<A, unknown, R>): Effec
       if (Schema.is(ToolFailure)(value)) return Effect.fail(value)
       return Effect.flatMap(answerFor(value), ({ envelope }) => Effect.fail(envelope))
     }
-    return Effect.logError("tool failed", cause).pipe(Effect.andThen(Effect.fail(failure("INTERNAL_ERROR"))))
+    // A database that cannot be reached is UNAVAILABLE, as on the HTTP routes.
+    return Effect.flatMap(isOutage(cause, Option.none()), (outage) =>
+      outage
+        ? Effect.fail(failure("UNAVAILABLE"))
+        : Effect.logError("tool failed", cause).pipe(Effect.andThen(Effect.fail(failure("INTERNAL_ERROR"))))
+    )
   })
