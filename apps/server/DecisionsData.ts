@@ -8,13 +8,17 @@ import { RecordStoreCredentialsSql } from "../../adapters/sql/decisions/RecordSt
 import { WebhookOutboxSql } from "../../adapters/sql/decisions/WebhookOutboxSql.ts"
 import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 
-/** The decisions service's data in its own Postgres schema, `decisions`. */
+/**
+ * The decisions service's data in its own Postgres schema, `decisions`. Its wake-ups wait for the commit of
+ * the unit of work they are sent in: any TransactionsSql over the same client sees the same units.
+ */
 export const DecisionsDataSql = Layer.mergeAll(
   DecisionStoreSql,
   RoleStoreSql,
   CallerKeyStoreSql,
-  DecisionSignalsSql,
+  DecisionSignalsSql.pipe(Layer.provide(TransactionsSql)),
   TemplateStoreSql,
   WebhookStoreSql,
   WebhookOutboxSql,

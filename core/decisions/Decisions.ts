@@ -16,6 +16,7 @@ import type { WebhookDelivery } from "./WebhookOutbox.ts"
 import { webhookStatuses } from "./WebhookDelivery.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
+import { makeDecisionWatches } from "./DecisionWatches.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
 import { InvalidActionTransition, InvalidTransition, UnknownRole } from "./Errors.ts"
 import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
@@ -269,41 +270,29 @@ const make = Effect.gen(function* () {
     return yield* view(yield* current(organizationId, id))
   })
 
+  // One watch per waited-on decision, shared by its waiters: a change is read once, not once per waiter.
+  const watches = yield* makeDecisionWatches({
+    subscribe: signals.subscribe,
+    read: (organizationId, id) => Effect.flatMap(current(organizationId, id), view),
+    statusOf: (read) => read.decision.status,
+    changesAt: ({ decision }) =>
+      decision.expiresAt !== undefined && isOpen(decision.status) ? epochMs(decision.expiresAt) : undefined
+  })
+
   /**
    * Long-poll: answers as soon as the status differs from what it was when the wait began, or when the
-   * wait ends, whichever is first. Expiry needs no signal: the wait also ends at `expiresAt`.
+   * wait ends, whichever is first; the wait also ends at `expiresAt` (expiry needs no signal) and when
+   * `endEarly` completes (the server draining), answering the decision as it is then.
    * Waiting never changes the decision.
    */
   const waitForChange = Effect.fn("Decisions.waitForChange")(function* (
     organizationId: string,
     id: string,
-    seconds: number
+    seconds: number,
+    endEarly: Effect.Effect<void> = Effect.never
   ) {
-    return yield* Effect.scoped(
-      Effect.gen(function* () {
-        const deadline = (yield* nowMs) + Math.min(seconds, L.waitMaxSeconds) * 1000
-        const first = yield* current(organizationId, id)
-        let latest = first
-        while (latest.status === first.status) {
-          const next = yield* signals.subscribe(id)
-          latest = yield* current(organizationId, id)
-          if (latest.status !== first.status) break
-          const now = yield* nowMs
-          const until = Math.min(
-            deadline,
-            latest.expiresAt !== undefined && isOpen(latest.status) ? epochMs(latest.expiresAt) : deadline
-          )
-          if (until <= now) break
-          const woke = yield* next.pipe(
-            Effect.as(true),
-            Effect.timeoutOrElse({ duration: until - now, orElse: () => Effect.succeed(false) })
-          )
-          latest = yield* current(organizationId, id)
-          if (!woke && (yield* nowMs) >= deadline) break
-        }
-        return yield* view(latest)
-      })
-    )
+    const deadline = (yield* nowMs) + Math.min(seconds, L.waitMaxSeconds) * 1000
+    return yield* watches.wait(organizationId, id, deadline, endEarly)
   })
 
   const list = Effect.fn("Decisions.list")(function* (organizationId: string, scope: DecisionScope, input: ListInput) {

@@ -1,12 +1,15 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
 import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignalsSql.ts"
 import { Database } from "../../adapters/sql/Database.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 
 const freshDecisionId = () => `dec_${randomUUID()}`
@@ -19,8 +22,14 @@ const wokeWithin = (wait: Effect.Effect<void>, millis: number) =>
 const quietMillis = 500
 const wakeMillis = 5_000
 
-/** The DecisionSignals port's contract (core/decisions/DecisionSignals.ts), run once per implementation. */
-const DecisionSignalsContract = (name: string, signals: Layer.Layer<DecisionSignals, unknown>) =>
+/** A unit of work that is undone. */
+class Undone extends Schema.TaggedError<Undone>()("Undone", {}) {}
+
+/**
+ * The DecisionSignals port's contract (core/decisions/DecisionSignals.ts), run once per implementation, with
+ * the units of work of the same adapter family.
+ */
+const DecisionSignalsContract = (name: string, signals: Layer.Layer<DecisionSignals | Transactions, unknown>) =>
   describe(`DecisionSignals contract (${name})`, () =>
     layer(signals, { excludeTestServices: true })((it) => {
       it.effect("every subscriber to a decision wakes on its next signal", () =>
@@ -47,6 +56,29 @@ const DecisionSignalsContract = (name: string, signals: Layer.Layer<DecisionSign
         })
       )
 
+      it.effect("a signal sent inside a unit of work wakes nobody until the unit commits, then wakes", () =>
+        Effect.gen(function* () {
+          const signals = yield* DecisionSignals
+          const { atomically } = yield* Transactions
+          const id = freshDecisionId()
+          const next = yield* signals.subscribe(id)
+          const wokeInside = yield* atomically(Effect.andThen(signals.signal(id), wokeWithin(next, quietMillis)))
+          assert.isFalse(wokeInside, "woken before the commit")
+          assert.isTrue(yield* wokeWithin(next, wakeMillis))
+        })
+      )
+
+      it.effect("a signal sent inside a unit of work that is undone never wakes anyone", () =>
+        Effect.gen(function* () {
+          const signals = yield* DecisionSignals
+          const { atomically } = yield* Transactions
+          const id = freshDecisionId()
+          const next = yield* signals.subscribe(id)
+          yield* Effect.flip(atomically(Effect.andThen(signals.signal(id), Effect.fail(new Undone()))))
+          assert.isFalse(yield* wokeWithin(next, quietMillis))
+        })
+      )
+
       it.effect("a signal wakes only the subscribers of its decision", () =>
         Effect.gen(function* () {
           const signals = yield* DecisionSignals
@@ -58,9 +90,12 @@ const DecisionSignalsContract = (name: string, signals: Layer.Layer<DecisionSign
       )
     }))
 
-DecisionSignalsContract("memory", DecisionSignalsMemory)
+DecisionSignalsContract("memory", Layer.provideMerge(DecisionSignalsMemory, TransactionsMemory))
 for (const backend of sqlBackends) {
-  DecisionSignalsContract(`sql on ${backend.name}`, DecisionSignalsSql.pipe(Layer.provide(backend.layer)))
+  DecisionSignalsContract(
+    `sql on ${backend.name}`,
+    Layer.provideMerge(DecisionSignalsSql, TransactionsSql).pipe(Layer.provide(backend.layer))
+  )
 }
 
 /**
@@ -72,14 +107,19 @@ const anotherInstance = Effect.gen(function* () {
   if (config.url === undefined) return yield* Effect.die(new Error("the Postgres backend has no URL"))
   // Fresh: built from the test's context, the layer would otherwise be memoized and answer this instance.
   const context = yield* Layer.build(
-    Layer.fresh(DecisionSignalsSql).pipe(Layer.provide(Database.layerPostgres({ url: config.url, maxConnections: 2 })))
+    Layer.fresh(DecisionSignalsSql).pipe(
+      Layer.provide(TransactionsSql),
+      Layer.provide(Database.layerPostgres({ url: config.url, maxConnections: 2 }))
+    )
   )
   return Context.get(context, DecisionSignals)
 })
 
 for (const backend of sqlBackends.filter((b) => b.name === "postgres")) {
   describe("DecisionSignalsSql across server instances (postgres)", () =>
-    layer(Layer.provideMerge(DecisionSignalsSql, backend.layer), { excludeTestServices: true })((it) => {
+    layer(Layer.provideMerge(DecisionSignalsSql, Layer.provideMerge(TransactionsSql, backend.layer)), {
+      excludeTestServices: true
+    })((it) => {
       it.effect("a signal on one instance wakes a waiter on another, both ways", () =>
         Effect.gen(function* () {
           const here = yield* DecisionSignals
@@ -93,6 +133,26 @@ for (const backend of sqlBackends.filter((b) => b.name === "postgres")) {
           const waitingHere = yield* here.subscribe(id)
           yield* there.signal(id)
           assert.isTrue(yield* wokeWithin(waitingHere, wakeMillis))
+        })
+      )
+
+      it.effect("a signal sent inside a unit of work wakes another instance's waiters only once it commits", () =>
+        Effect.gen(function* () {
+          const here = yield* DecisionSignals
+          const { atomically } = yield* Transactions
+          const there = yield* anotherInstance
+          const [committed, undone] = [freshDecisionId(), freshDecisionId()]
+          const waitingCommitted = yield* there.subscribe(committed)
+          const waitingUndone = yield* there.subscribe(undone)
+
+          const wokeInside = yield* atomically(
+            Effect.andThen(here.signal(committed), wokeWithin(waitingCommitted, quietMillis))
+          )
+          assert.isFalse(wokeInside, "woken before the commit")
+          assert.isTrue(yield* wokeWithin(waitingCommitted, wakeMillis))
+
+          yield* Effect.flip(atomically(Effect.andThen(here.signal(undone), Effect.fail(new Undone()))))
+          assert.isFalse(yield* wokeWithin(waitingUndone, quietMillis))
         })
       )
 

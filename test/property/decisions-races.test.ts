@@ -4,6 +4,7 @@ import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
 import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
 import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
 import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
@@ -63,7 +64,7 @@ const memoryData = Layer.mergeAll(
   DecisionStoreMemory,
   RoleStoreMemory,
   CallerKeyStoreMemory,
-  DecisionSignalsMemory,
+  DecisionSignalsMemory.pipe(Layer.provide(TransactionsMemory)),
   WebhookStoreMemory
 )
 

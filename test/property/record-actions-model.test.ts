@@ -3,6 +3,7 @@ import { Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as fc from "fast-check"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
 import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
 import { RecordStoreCredentialsMemory } from "../../adapters/memory/decisions/RecordStoreCredentialsMemory.ts"
 import {
@@ -36,7 +37,7 @@ const stack = () =>
         DecisionStoreMemory,
         RoleStoreMemory,
         CallerKeyStoreMemory,
-        DecisionSignalsMemory,
+        DecisionSignalsMemory.pipe(Layer.provide(TransactionsMemory)),
         TemplateStoreMemory,
         WebhookStoreMemory,
         RecordStoreCredentialsMemory,

@@ -50,12 +50,11 @@ export const decisionsMemory = (updater?: Layer.Layer<RecordUpdater, never, neve
         DecisionStoreMemory,
         RoleStoreMemory,
         CallerKeyStoreMemory,
-        DecisionSignalsMemory,
+        DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
         TemplateStoreMemory,
         WebhookStoreMemory,
         RecordStoreCredentialsMemory,
-        IdGeneratorUlid,
-        TransactionsMemory
+        IdGeneratorUlid
       )
     )
   )
