@@ -1,5 +1,5 @@
 import { NodeHttpServer, type NodeServices } from "@effect/platform-node"
-import { Layer, type FileSystem, type Path } from "effect"
+import { Context, Deferred, Effect, Layer, type FileSystem, type Path } from "effect"
 import { HttpRouter, type Etag, type HttpPlatform, type HttpServerError } from "effect/http"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
@@ -30,7 +30,17 @@ export interface ListenOptions {
 }
 
 /**
- * Serves routes on a Node listener; closing the layer stops accepting and drains in-flight requests.
+ * Completes when the server starts to shut down; never outside a server. Requests that could go on for long
+ * (long-polls) end with it and answer at once, so the drain that follows is short. One effect per listener,
+ * the same value for every request.
+ */
+export const ServerDraining = Context.Reference<Effect.Effect<void>>("adapters/http/ServiceHttp/ServerDraining", {
+  defaultValue: () => Effect.never
+})
+
+/**
+ * Serves routes on a Node listener. Closing the layer first announces the drain (`ServerDraining`), then
+ * stops accepting and drains in-flight requests for up to `drainMillis`, then interrupts what is left.
  * The result needs what the routes need, less what the router and the Node server provide per request.
  * (The type is stated: inferred through `HttpRouter.serve`, middleware requirements widen it to unknown.)
  */
@@ -42,14 +52,22 @@ export const listen = <E, R>(
   E | HttpServerError.ServeError,
   Exclude<R, HttpRouter.HttpRouter | HttpRouter.Request<any, any> | NodeServed>
 > =>
-  HttpRouter.serve(routes).pipe(
-    Layer.provide(
-      NodeHttpServer.layer(() => createServer(), {
-        port: options.port,
-        host: options.host,
-        gracefulShutdownTimeout: options.drainMillis ?? 10_000
-      })
-    )
+  Layer.unwrap(
+    Effect.map(Deferred.make<void>(), (draining) => {
+      const served = HttpRouter.serve(routes).pipe(
+        Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
+        Layer.provide(
+          NodeHttpServer.layer(() => createServer(), {
+            port: options.port,
+            host: options.host,
+            gracefulShutdownTimeout: options.drainMillis ?? 10_000
+          })
+        )
+      )
+      // Built after the listener, so released before it: the drain is announced before it begins.
+      const announce = Layer.effectDiscard(Effect.addFinalizer(() => Deferred.succeed(draining, undefined)))
+      return Layer.provide(announce, served)
+    })
   ) as never
 
 type NodeServed =

@@ -11,6 +11,7 @@ import { Webhooks } from "../../../core/decisions/Webhooks.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
 import { domainErrorResponse } from "../ErrorResponse.ts"
+import { ServerDraining } from "../ServiceHttp.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
@@ -53,10 +54,11 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
         answer(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
+            // A long-poll held when the server begins to shut down answers at once, as at the end of its wait.
             const view =
               query.wait === undefined || query.wait === 0
                 ? yield* decisions.get(caller.organizationId, params.id)
-                : yield* decisions.waitForChange(caller.organizationId, params.id, query.wait)
+                : yield* decisions.waitForChange(caller.organizationId, params.id, query.wait, yield* ServerDraining)
             return detail(view)
           })
         ),
