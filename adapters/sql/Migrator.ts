@@ -98,9 +98,19 @@ export const runMigrations = Effect.fn("runMigrations")(function* (
   )
   if (upToDate) return []
 
+  // Two servers creating a new schema at once can still meet in the catalog: Postgres checks `IF NOT EXISTS`
+  // against the catalog as the session last saw it, which the lock does not refresh. Such a step did
+  // nothing; it runs again and sees the schema the other created.
+  const stepOnce = step.pipe(
+    Effect.retry({
+      while: (error) => error.reason._tag === "UniqueViolation",
+      times: 3
+    })
+  )
+
   const done: Array<AppliedMigration> = []
   while (true) {
-    const applied = yield* step
+    const applied = yield* stepOnce
     if (applied === undefined) return done
     yield* Effect.logInfo(`applied migration ${schema} ${applied.id} ${applied.name}`)
     done.push(applied)
