@@ -54,18 +54,30 @@ export const listen = <E, R>(
 > =>
   Layer.unwrap(
     Effect.map(Deferred.make<void>(), (draining) => {
+      const server = createServer()
       const served = HttpRouter.serve(routes).pipe(
         Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
         Layer.provide(
-          NodeHttpServer.layer(() => createServer(), {
+          NodeHttpServer.layer(() => server, {
             port: options.port,
             host: options.host,
             gracefulShutdownTimeout: options.drainMillis ?? 10_000
           })
         )
       )
-      // Built after the listener, so released before it: the drain is announced before it begins.
-      const announce = Layer.effectDiscard(Effect.addFinalizer(() => Deferred.succeed(draining, undefined)))
+      // Built after the listener, so released before it: the drain is announced before it begins. A
+      // connection that falls idle from then on is closed at once, not kept alive for the next request: the
+      // drain would otherwise wait for every client's idle connection to time out.
+      const announce = Layer.effectDiscard(
+        Effect.addFinalizer(() =>
+          Effect.andThen(
+            Effect.sync(() => {
+              server.keepAliveTimeout = 1
+            }),
+            Deferred.succeed(draining, undefined)
+          )
+        )
+      )
       return Layer.provide(announce, served)
     })
   ) as never
