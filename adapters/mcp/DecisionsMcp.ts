@@ -4,6 +4,7 @@ import { DecisionCreate, openStatuses } from "../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../core/decisions/Decisions.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
+import { ServerDraining } from "../http/ServiceHttp.ts"
 import { Decisions as L } from "../../core/kernel/Limits.ts"
 import { defaultPageLimit, PageLimit } from "../../core/kernel/Paging.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
@@ -149,7 +150,7 @@ export const DecisionsToolHandlers = (config: { readonly secretsKey: string | un
               const view =
                 wait === undefined || wait === 0
                   ? yield* decisions.get(caller.organizationId, id)
-                  : yield* decisions.waitForChange(caller.organizationId, id, wait)
+                  : yield* decisions.waitForChange(caller.organizationId, id, wait, yield* ServerDraining)
               return detail(view)
             })
           ),
