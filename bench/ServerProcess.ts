@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { closeSync, openSync } from "node:fs"
 import { createServer } from "node:net"
+import pg from "pg"
 
 /** A free loopback port, found by binding port 0. */
 export const freePort = () =>
@@ -147,4 +149,24 @@ export const startBaseline = async (options: {
     throw error
   }
   return { ...service, origin }
+}
+
+/** A database of its own on the Postgres server at `url`, so runs never collide; `drop` removes it. */
+export const freshDatabase = async (url: string, prefix: string) => {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const fresh = new URL(url)
+  fresh.pathname = `/${name}`
+  return {
+    url: fresh.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    }
+  }
 }

@@ -33,7 +33,7 @@ import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { percentile } from "./Report.ts"
-import { startBundledServer, type BundledServer } from "./ServerProcess.ts"
+import { freshDatabase, startBundledServer, type BundledServer } from "./ServerProcess.ts"
 import { decisionPayload, inBatches, machineKeysSetting, setUpBenchData } from "./Setup.ts"
 
 export type LongPollDatabase = "embedded" | "postgres"
@@ -288,25 +288,6 @@ const decisionLookups = async (client: pg.Client) =>
     ).rows[0].scans
   )
 
-const freshDatabase = async (url: string) => {
-  const name = `bench_longpoll_${randomBytes(5).toString("hex")}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  return {
-    url: fresh.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
-  }
-}
-
 /** How many answers are not a 200 with a decision in `status`; a breakdown of them goes to stdout. */
 const wrongAnswers = (label: string, answers: ReadonlyArray<Answer>, status: string) => {
   const wrong = answers.filter(([, , code, got]) => code !== 200 || got !== status)
@@ -325,7 +306,7 @@ const measureOne = async (
   decisionCount: number
 ): Promise<LongPollFigures> => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-longpoll-${database}-`))
-  const fresh = database === "postgres" ? await freshDatabase(databaseUrl!) : undefined
+  const fresh = database === "postgres" ? await freshDatabase(databaseUrl!, "bench_longpoll") : undefined
   const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
   let server: BundledServer | undefined
   const holder = startHolder()

@@ -26,7 +26,6 @@ import {
 import { availableParallelism, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import pg from "pg"
 import { drive, type LoadOptions } from "./Load.ts"
 import { microBenchmarks } from "./Micro.ts"
 import { summarize, summaryText, type CpuProfile } from "./Profile.ts"
@@ -42,7 +41,7 @@ import {
   type Report,
   type Row
 } from "./Report.ts"
-import { startBaseline, startBundledServer, type ChildService } from "./ServerProcess.ts"
+import { freshDatabase, startBaseline, startBundledServer, type ChildService } from "./ServerProcess.ts"
 import { machineKeysSetting, setUpBenchData } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
@@ -72,33 +71,13 @@ const secret = () => randomBytes(24).toString("hex")
 /** Far above what the load reaches: the benchmark measures work, never a 429. */
 const unlimited = "1000000000"
 
-/** A database of its own on the Postgres server of DATABASE_URL, so runs never collide; dropped after. */
-const freshDatabase = async (url: string) => {
-  const name = `bench_${randomBytes(5).toString("hex")}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  return {
-    url: fresh.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
-  }
-}
-
 const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<LoadOptions>) => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-bench-${kind}-`))
   const cleanups: Array<() => Promise<void>> = []
   const rows: Array<Row> = []
   let failed = false
   try {
-    const database = kind === "postgres" ? await freshDatabase(databaseUrl!) : undefined
+    const database = kind === "postgres" ? await freshDatabase(databaseUrl!, "bench") : undefined
     if (database !== undefined) cleanups.push(database.drop)
     const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
     process.stdout.write(`\n[${kind}] starting the server (npm start) ...\n`)

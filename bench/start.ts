@@ -17,7 +17,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import pg from "pg"
+import { freshDatabase } from "./ServerProcess.ts"
 
 export type StartDatabase = "embedded" | "postgres"
 
@@ -137,28 +137,9 @@ const compileServer = (cwd: string) => {
   return Math.round(performance.now() - started)
 }
 
-const freshDatabase = async (url: string) => {
-  const name = `bench_start_${randomBytes(5).toString("hex")}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  return {
-    url: fresh.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
-  }
-}
-
 const measureOne = async (database: StartDatabase, options: StartOptions): Promise<StartFigures> => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-bench-start-${database}-`))
-  const fresh = database === "postgres" ? await freshDatabase(options.databaseUrl!) : undefined
+  const fresh = database === "postgres" ? await freshDatabase(options.databaseUrl!, "bench_start") : undefined
   const env: Record<string, string> = {
     DATA_DIR: join(dir, "data"),
     LOG_FORMAT: "json",
