@@ -186,7 +186,9 @@ const pluggedIn = async (file: string): Promise<ReadonlyArray<ExtraFigure>> => {
   const path = join(root, "bench", file)
   if (!existsSync(path)) return [{ name: file, value: "not measured (the script is not there yet)" }]
   const module: Record<string, unknown> = await import(pathToFileURL(path).href)
-  const measure = Object.entries(module).find(([name, value]) => /^measure/.test(name) && typeof value === "function")
+  const measure = Object.entries(module).find(
+    ([name, value]) => name.startsWith("measure") && typeof value === "function"
+  )
   if (measure === undefined) return [{ name: file, value: "not measured (it exports no measure function)" }]
   const figures = await (measure[1] as (options: object) => Promise<unknown>)({
     databaseUrl,

@@ -117,7 +117,7 @@ const timeOneStart = async (
     while (pending.size > 0) {
       if (child.exitCode !== null) throw new Error(`npm start exited early: see ${logFile}`)
       if (performance.now() > deadline) throw new Error(`not ready within 120 s: see ${logFile}`)
-      for (const url of [...pending]) if (await isReady(url)) pending.delete(url)
+      for (const url of Array.from(pending)) if (await isReady(url)) pending.delete(url)
       if (pending.size > 0) await new Promise((wake) => setTimeout(wake, 20))
     }
     return Math.round(performance.now() - started)

@@ -10,6 +10,9 @@
  * tsc compiles each file instead. A tree is written to a temporary directory and renamed into place, so
  * servers started together never load half a tree. `npm install` compiles ahead (`prepare`).
  *
+ * Before starting, the web apps under apps/web are built when their sources changed (scripts/build-web.mjs);
+ * they are not part of the server's fingerprint.
+ *
  * `node scripts/start.mjs --compile-only` compiles when needed and exits. An install without dev dependencies
  * has no compiler: it runs the tree compiled before the dev dependencies were pruned (`npm install`, then
  * `npm prune --omit=dev`), or else dist/ when `npm run build` left one there.
@@ -25,6 +28,7 @@ import { pathToFileURL } from "node:url"
 const root = resolve(import.meta.dirname, "..")
 const sourceRoots = ["core", "adapters", "apps"]
 const cacheRoot = join(root, "node_modules", ".cache", "hitl-server")
+const webSources = join(root, "apps", "web")
 const compiler = join(root, "node_modules", "typescript", "bin", "tsc")
 const compiledEntry = join("apps", "server", "main.js")
 const bundledEntry = "main.mjs"
@@ -35,7 +39,8 @@ const keptTrees = 3
 const sourceFiles = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((item) => {
     const path = join(dir, item.name)
-    if (item.isDirectory()) return item.name === "node_modules" ? [] : sourceFiles(path)
+    // apps/web holds the browser apps, built apart (scripts/build-web.mjs): editing them never recompiles the server.
+    if (item.isDirectory()) return item.name === "node_modules" || path === webSources ? [] : sourceFiles(path)
     return item.name.endsWith(".ts") && !item.name.endsWith(".d.ts") ? [path] : []
   })
 
@@ -169,6 +174,13 @@ const compileOnly = process.argv.includes("--compile-only")
 let main
 try {
   main = await serverEntry()
+  // The web apps the services serve, built when their sources changed (not by `prepare`, which builds them itself).
+  if (!compileOnly) {
+    const { buildWeb } = await import("./build-web.mjs")
+    await buildWeb({ ifAvailable: true }).catch((error) =>
+      process.stderr.write(`npm start: the web apps did not build: ${error instanceof Error ? error.message : error}\n`)
+    )
+  }
 } catch (error) {
   process.stderr.write(`npm start: ${error instanceof Error ? error.message : String(error)}\n`)
   // An install without dev dependencies has nothing to compile with; that is not a failed install.

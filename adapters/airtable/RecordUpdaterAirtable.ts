@@ -1,4 +1,5 @@
 import { Effect, Layer, Redacted } from "effect"
+import { isBaseId, isRecordId, isTableId } from "../../core/decisions/DecisionAction.ts"
 import { RecordUpdateFailed, RecordUpdater, type RecordUpdate } from "../../core/decisions/RecordUpdater.ts"
 
 export interface RecordUpdaterAirtableConfig {
@@ -49,10 +50,11 @@ export const RecordUpdaterAirtable = (config: RecordUpdaterAirtableConfig) =>
   Layer.succeed(RecordUpdater)(
     RecordUpdater.of({
       update: Effect.fn("RecordUpdaterAirtable.update")(function* (input: RecordUpdate) {
-        const url = new URL(
-          `/v0/${encodeURIComponent(input.baseId)}/${encodeURIComponent(input.tableId)}/${encodeURIComponent(input.recordId)}`,
-          config.endpointUrl
-        )
+        // Only ids of the record store become path segments, so the request's path is always this record's.
+        if (!isBaseId(input.baseId) || !isTableId(input.tableId) || !isRecordId(input.recordId)) {
+          return yield* permanent("The record to update is not named by record store ids.")
+        }
+        const url = new URL(`/v0/${input.baseId}/${input.tableId}/${input.recordId}`, config.endpointUrl)
         const response = yield* use(
           (signal) =>
             fetch(url, {

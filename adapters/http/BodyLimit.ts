@@ -1,5 +1,7 @@
 import { Context, Option } from "effect"
+import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { routerConfig } from "./RequestTarget.ts"
 
 /**
  * A route's own request-body limit in bytes, as an endpoint annotation:
@@ -7,42 +9,26 @@ import { HttpApi, type HttpApiGroup } from "effect/http-api"
  */
 export class MaxBodyBytes extends Context.Service<MaxBodyBytes, number>()("adapters/http/MaxBodyBytes") {}
 
-export interface RouteLimit {
-  readonly method: string
-  readonly pattern: RegExp
-  readonly bytes: number
+/** A contract's per-route limits, matched exactly as the service's router matches its routes. */
+export interface RouteLimits {
+  readonly find: (method: string, url: string) => number | undefined
 }
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** `/api/v1/registry/:slug/authorize` as a regular expression over the request path. */
-const toPattern = (path: string) =>
-  new RegExp(
-    `^${path
-      .split("/")
-      .map((segment) => (segment.startsWith(":") ? "[^/]+" : escape(segment)))
-      .join("/")}/?$`
-  )
 
 /** The per-route limits a contract declares, read once when the service starts. */
 export const routeLimits = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>
-): ReadonlyArray<RouteLimit> => {
-  const limits: Array<RouteLimit> = []
+): RouteLimits => {
+  const router = FindMyWay.make<number>(routerConfig)
   HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
       const bytes = Context.getOption(mergedAnnotations, MaxBodyBytes)
-      if (Option.isSome(bytes)) {
-        limits.push({ method: endpoint.method, pattern: toPattern(endpoint.path), bytes: bytes.value })
-      }
+      if (Option.isSome(bytes)) router.on(endpoint.method, endpoint.path as FindMyWay.PathInput, bytes.value)
     }
   })
-  return limits
+  return { find: (method, url) => router.find(method, url)?.handler }
 }
 
 /** The limit for a request: its route's, else the service's. */
-export const limitFor = (limits: ReadonlyArray<RouteLimit>, fallback: number, method: string, url: string): number => {
-  const path = url.split("?")[0]!
-  return limits.find((limit) => limit.method === method && limit.pattern.test(path))?.bytes ?? fallback
-}
+export const limitFor = (limits: RouteLimits | undefined, fallback: number, method: string, url: string): number =>
+  limits?.find(method, url) ?? fallback

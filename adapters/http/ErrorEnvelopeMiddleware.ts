@@ -3,12 +3,13 @@ import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, Htt
 import { HttpApiError } from "effect/http-api"
 import { Readiness, type ErrorCode } from "../../core/kernel/index.ts"
 import { errorResponse, isOutage, validationCode, type CodeDialect } from "./ErrorResponse.ts"
-import { limitFor, type RouteLimit } from "./BodyLimit.ts"
-import { rejectNul } from "./NulGuard.ts"
+import { limitFor, type RouteLimits } from "./BodyLimit.ts"
+import { rejectUnstorableText } from "./TextGuard.ts"
 
 /** How a service renders an error body: the envelope, or the task inbox's `{error}`. */
 export type ErrorRenderer = (
-  request: HttpServerRequest.HttpServerRequest,
+  /** The request answered: its method and target, or nothing when Node refused it before it was read. */
+  request: Pick<HttpServerRequest.HttpServerRequest, "url" | "method"> | undefined,
   failure: {
     readonly code: ErrorCode
     readonly message?: string
@@ -25,7 +26,7 @@ export interface ErrorEnvelopeOptions {
   readonly dialect: CodeDialect
   /** The service's request body limit in bytes; a route may declare its own (`MaxBodyBytes`). */
   readonly maxBodyBytes: number
-  readonly routeLimits?: ReadonlyArray<RouteLimit> | undefined
+  readonly routeLimits?: RouteLimits | undefined
   readonly render?: ErrorRenderer | undefined
 }
 
@@ -105,9 +106,9 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
       return (httpEffect) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          // The limit is chosen before anything reads the body (the NUL check reads it first).
-          const limitBytes = limitFor(options.routeLimits ?? [], options.maxBodyBytes, request.method, request.url)
-          const response = yield* rejectNul(httpEffect, render, validation).pipe(
+          // The limit is chosen before anything reads the body (the text check reads it first).
+          const limitBytes = limitFor(options.routeLimits, options.maxBodyBytes, request.method, request.url)
+          const response = yield* rejectUnstorableText(httpEffect, render, validation).pipe(
             Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
             Effect.catchCause((cause) => fromCause(request, cause, limitBytes, readiness))
           )
@@ -127,7 +128,8 @@ const bareErrorToEnvelope = (
 ) => {
   if (response.status < 400) return response
   const contentType = response.headers["content-type"] ?? ""
-  if (contentType.includes("json")) return response
+  // A page written for a browser (the hub's "this sign-in link cannot be used") is an answer of its own.
+  if (contentType.includes("json") || contentType.startsWith("text/html")) return response
   switch (response.status) {
     case 413:
       return render(request, { code: tooLarge })

@@ -1,7 +1,7 @@
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { sign } from "../../core/auth/Signature.ts"
 import { IdGenerator } from "../../core/kernel/Ids.ts"
-import { HubEventPublisher, HubPublishFailed, type HubAnswer } from "../../core/tasks/HubEventPublisher.ts"
+import { HubEventPublisher, HubPublishFailed, type HubAnswer } from "../../core/events/HubEventPublisher.ts"
 
 export interface HubEventPublisherHttpConfig {
   /** The hub's base URL; events go to `<hubUrl>/api/webhooks/events`. */
@@ -13,7 +13,7 @@ export interface HubEventPublisherHttpConfig {
 }
 
 /**
- * The HubEventPublisher port over fetch. Each attempt gets the four headers of document 1: a fresh
+ * The HubEventPublisher port over fetch. Each attempt gets the four delivery headers the hub requires: a fresh
  * `X-Platform-Timestamp` (unix seconds) and `X-Platform-Signature` (AUTH-2 over `<timestamp>.<the exact
  * bytes sent>`), `X-Platform-Event-Id` (the event's id, which the hub checks against the body's) and a new
  * ULID as `X-Platform-Delivery`. Redirects are not followed: a signed event goes only where configured.
@@ -58,3 +58,33 @@ export const HubEventPublisherHttp = (config: HubEventPublisherHttpConfig) =>
       })
     })
   )
+
+/**
+ * Whether the hub's public event catalog (`GET /api/v1/event-catalog`) assigns `type` to `service`: then
+ * the hub is up, the producer registered and its events accepted. Any failure answers false.
+ */
+export const hubCatalogLists = (options: {
+  readonly hubUrl: string
+  readonly service: string
+  readonly type: string
+  readonly timeoutMs?: number | undefined
+}): Effect.Effect<boolean> =>
+  Effect.promise(async (signal) => {
+    const url = `${options.hubUrl.replace(/\/+$/, "")}/api/v1/event-catalog?service=${encodeURIComponent(options.service)}`
+    try {
+      const response = await fetch(url, {
+        redirect: "manual",
+        signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 5_000)])
+      })
+      if (!response.ok) {
+        await response.body?.cancel()
+        return false
+      }
+      const body = (await response.json()) as {
+        data?: { types?: ReadonlyArray<{ type?: unknown; producer?: unknown }> }
+      }
+      return (body.data?.types ?? []).some((entry) => entry.type === options.type && entry.producer === options.service)
+    } catch {
+      return false
+    }
+  })

@@ -8,13 +8,13 @@ const keyHeader = Schema.Struct({
   "idempotency-key": Schema.optionalKey(Schema.String)
 })
 
-/** A mutation that must carry `Idempotency-Key` (document 2: creating a decision, raising a template). */
+/** A mutation that must carry `Idempotency-Key`. */
 export class IdempotencyRequired extends HttpApiMiddleware.Service<
   IdempotencyRequired,
   { requires: IdempotencyScope }
 >()("adapters/http/IdempotencyRequired") {}
 
-/** A mutation that honours `Idempotency-Key` when it is sent (document 1: every mutation). */
+/** A mutation that honours `Idempotency-Key` when it is sent. */
 export class IdempotencyOptional extends HttpApiMiddleware.Service<
   IdempotencyOptional,
   { requires: IdempotencyScope }

@@ -1,30 +1,90 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { OpenApi, type HttpApi, type HttpApiGroup } from "effect/http-api"
+import { HttpApiScalar, OpenApi, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { Limits, takeHit } from "../../core/kernel/index.ts"
-import { renderDocsPage } from "./DocsPage.ts"
 import { errorResponse } from "./ErrorResponse.ts"
-import { toYaml } from "./Yaml.ts"
+import { stringify } from "yaml"
 
 export const openapiPath = "/api/v1/openapi"
 export const docsPath = "/api/v1/docs"
 
-/** Document 1, "Versioning" 3: the published contract carries its own version string. */
+/** The published contract carries its own version string, apart from the contract version `v1`. */
 export const contractDocumentVersion = "1.0.0"
+
+const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
+
+/** "workspaceRoles.assign" → "Assign (workspace roles)": the fallback summary of an undescribed operation. */
+const humanize = (operationId: string): string => {
+  const [group = "", name = operationId] = operationId.includes(".") ? operationId.split(".") : ["", operationId]
+  const words = (text: string) => text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
+  const action = words(name)
+  const head = `${action.charAt(0).toUpperCase()}${action.slice(1)}`
+  return group === "" ? head : `${head} (${words(group)})`
+}
+
+/** The first sentence of a description, when it is short enough to be a summary. */
+const firstSentence = (description: unknown): string | undefined => {
+  if (typeof description !== "string") return undefined
+  const sentence = description.split(/(?<=\.)\s/)[0]!.trim()
+  return sentence.length > 0 && sentence.length <= 120 ? sentence.replace(/\.$/, "") : undefined
+}
+
+/**
+ * What the published document adds to the generated one: its version; a server (the service itself, at the
+ * address it was reached on); a summary for every operation (its description's first sentence, or its name);
+ * each tag declared once (several groups of a service may share a tag).
+ */
+const polish = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
+  const paths: Record<string, unknown> = {}
+  for (const [path, item] of Object.entries(spec.paths)) {
+    const next: Record<string, unknown> = { ...item }
+    for (const method of methods) {
+      const operation = (item as Record<string, any>)[method]
+      if (operation === undefined || typeof operation.summary === "string") continue
+      next[method] = {
+        ...operation,
+        summary: firstSentence(operation.description) ?? humanize(String(operation.operationId ?? path))
+      }
+    }
+    paths[path] = next
+  }
+  const tags = new Map<string, OpenApi.OpenAPISpecTag>()
+  for (const tag of spec.tags ?? []) {
+    const seen = tags.get(tag.name)
+    const description = [seen?.description, tag.description].filter((d) => d !== undefined).join(" ")
+    tags.set(tag.name, { ...seen, ...tag, ...(description === "" ? {} : { description }) })
+  }
+  return {
+    ...spec,
+    info: { ...spec.info, version: contractDocumentVersion },
+    servers:
+      spec.servers !== undefined && spec.servers.length > 0
+        ? spec.servers
+        : [{ url: "/", description: "This service" }],
+    paths: paths as OpenApi.OpenAPISpec["paths"],
+    tags: [...tags.values()]
+  }
+}
+
+/** The document as plain YAML (keys unquoted, strings quoted only where YAML needs it). */
+export const documentYaml = (spec: OpenApi.OpenAPISpec): string => stringify(spec, { aliasDuplicateObjects: false })
+
+/** The contract as published: the generated document with `polish` applied (also on the docs page). */
+export const publishedApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): HttpApi.HttpApi<Id, Groups> => api.annotate(OpenApi.Transform, (spec) => polish(spec as OpenApi.OpenAPISpec))
 
 export const openApiDocument = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>
-): OpenApi.OpenAPISpec => {
-  const spec = OpenApi.fromApi(api)
-  return { ...spec, info: { ...spec.info, version: contractDocumentVersion } }
-}
+): OpenApi.OpenAPISpec => OpenApi.fromApi(publishedApi(api))
 
 const wantsYaml = (request: HttpServerRequest.HttpServerRequest, format: string | null) =>
   format === "yaml" || (format === null && (request.headers["accept"] ?? "").includes("application/yaml"))
 
 /**
- * `GET /api/v1/openapi` (`format=json|yaml`, or `Accept: application/yaml`) and a docs page beside it.
- * No credential; at most 60 requests a minute per client address (document 1, "Limits").
+ * `GET /api/v1/openapi` (`format=json|yaml`, or `Accept: application/yaml`; no credential; at most 60 requests
+ * a minute per client address) and beside it `/api/v1/docs`, the contract as a browsable page (effect's
+ * Scalar page with its script bundled: no CDN).
  */
 export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>
@@ -33,12 +93,12 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
     Effect.fnUntraced(function* (router) {
       const spec = openApiDocument(api)
       const json = JSON.stringify(spec)
-      const yaml = toYaml(spec)
-      const docs = renderDocsPage(spec, openapiPath)
+      const docs = docsPage(api)
+      const yaml = documentYaml(spec)
       const hitsByClient = new Map<string, ReadonlyArray<number>>()
       const rule = { limit: Limits.Hub.openapiRequestsPerMinute, windowMs: 60_000 }
 
-      const throttled = <E, R>(
+      const throttled = (
         answer: (request: HttpServerRequest.HttpServerRequest) => HttpServerResponse.HttpServerResponse
       ) =>
         Effect.gen(function* () {
@@ -69,10 +129,24 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
             : HttpServerResponse.text(json, { contentType: "application/json" })
         })
       )
-      yield* router.add(
-        "GET",
-        docsPath,
-        throttled(() => HttpServerResponse.html(docs))
-      )
+      yield* router.add("GET", docsPath, docs)
     })
   )
+
+/**
+ * The docs page: effect's Scalar page for the published contract, its script served inline (no CDN). The
+ * script is large, so it is loaded on the first request of the page, not when the server starts.
+ */
+const docsPage = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+  let page:
+    Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> | undefined
+  return Effect.gen(function* () {
+    if (page === undefined) {
+      const handler = yield* HttpRouter.toHttpEffect(HttpApiScalar.layer(publishedApi(api), { path: docsPath })).pipe(
+        Scope.provide(Scope.makeUnsafe())
+      )
+      page = Effect.scoped(handler)
+    }
+    return yield* page
+  })
+}

@@ -1,4 +1,4 @@
 import type { SchemaAST } from "effect"
 
-/** Validation answers name every bad field, not only the first (issue 2: `details` naming each bad field). */
+/** Validation answers name every bad field, not only the first. */
 export const reportAllIssues: SchemaAST.ParseOptions = { errors: "all" }

@@ -1,11 +1,27 @@
 import { NodeHttpServer, type NodeServices } from "@effect/platform-node"
 import { Context, Deferred, Effect, Layer, type FileSystem, type Path } from "effect"
-import { HttpRouter, type Etag, type HttpPlatform, type HttpServerError } from "effect/http"
+import {
+  HttpRouter,
+  HttpServerRequest,
+  type Etag,
+  type HttpPlatform,
+  type HttpServerError,
+  type HttpServerResponse
+} from "effect/http"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { createServer } from "node:http"
-import { errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
+import { createServer, STATUS_CODES, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import {
+  envelopeRenderer,
+  errorEnvelopeMiddleware,
+  type ErrorEnvelopeOptions,
+  type ErrorRenderer
+} from "./ErrorEnvelopeMiddleware.ts"
 import { routeLimits } from "./BodyLimit.ts"
+import { requestLog } from "./RequestLog.ts"
+import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
 import { openApiRoutes } from "./OpenApiRoutes.ts"
+import { canonicalTarget, routerConfig } from "./RequestTarget.ts"
 
 /**
  * One service's routes: its HttpApi contract with handlers, the OpenAPI document and docs page generated
@@ -23,10 +39,109 @@ export const serviceRoutes = <Id extends string, Groups extends HttpApiGroup.Con
   )
 
 export interface ListenOptions {
+  /** The service's id: every log line of a request names it (see `requestLog`). */
+  readonly service: string
   readonly port: number
   readonly host: string
   /** How long in-flight requests may take to finish on shutdown. */
   readonly drainMillis?: number
+  /** How the service renders an error body (the envelope unless given): for answers made before routing. */
+  readonly render?: ErrorRenderer | undefined
+  /** The spelling of its error codes (the hub's unless given). */
+  readonly dialect?: CodeDialect | undefined
+}
+
+/**
+ * What every service's listener does before its router: one spelling of the request target (see
+ * `canonicalTarget`), so the router and every rule that names a path see the same path; a target that cannot
+ * name a route answers 404 in the service's error shape.
+ */
+export const canonicalRequests =
+  (render: ErrorRenderer = envelopeRenderer) =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const target = canonicalTarget(request.url)
+      if (target === undefined) return Effect.succeed(render(request, { code: "NOT_FOUND" }))
+      if (target === request.url) return app
+      return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: target }))
+    })
+
+/**
+ * How `HttpRouter.serve` is called for a service: its router configuration, `canonicalRequests`, and with a
+ * service id its request log (`requestLog`) in place of the router's.
+ */
+export const serveOptions = (render?: ErrorRenderer, service?: string) => {
+  const canonical = canonicalRequests(render)
+  if (service === undefined) return { routerConfig, middleware: canonical }
+  const log = requestLog(service)
+  return {
+    routerConfig,
+    disableLogger: true,
+    middleware: <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => log(canonical(app))
+  }
+}
+
+const protocolErrors: Record<number, string> = {
+  400: "The request could not be read as HTTP.",
+  408: "The request took too long to arrive.",
+  413: "The request is too large.",
+  431: "The request headers (or the URL) are too large."
+}
+
+/** The status Node itself would answer a client error with (see node's `_http_server.js`). */
+const protocolStatus = (code: unknown) =>
+  code === "HPE_HEADER_OVERFLOW"
+    ? 431
+    : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+      ? 413
+      : code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? 408
+        : 400
+
+/**
+ * Requests Node refuses before any route sees them (headers or URL over its limit, malformed HTTP, a request
+ * that takes too long) are answered with the service's error body and Node's status, never an empty body.
+ */
+export const answerProtocolErrors = (
+  server: Server,
+  render: ErrorRenderer = envelopeRenderer,
+  dialect: CodeDialect = "hub"
+) => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const status = protocolStatus(error.code)
+    // The request line, when Node kept it, so the renderer can answer in the shape of the path's routes.
+    const rawPacket = (error as { readonly rawPacket?: unknown }).rawPacket
+    const requestLine = Buffer.isBuffer(rawPacket) ? rawPacket.toString("latin1").split("\r\n", 1)[0] : undefined
+    const url = requestLine?.split(" ")[1]
+    const request = url === undefined ? undefined : { url, method: requestLine!.split(" ")[0]! }
+    const response = render(request, {
+      code:
+        status === 413
+          ? dialect === "decisions"
+            ? "payload_too_large"
+            : "PAYLOAD_TOO_LARGE"
+          : validationCode(dialect),
+      status,
+      message: protocolErrors[status] ?? protocolErrors[400]!
+    })
+    const body = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
+    socket.end(
+      Buffer.concat([
+        Buffer.from(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+            `content-type: application/json\r\ncontent-length: ${body.byteLength}\r\nconnection: close\r\n\r\n`
+        ),
+        body
+      ])
+    )
+  })
+  return server
 }
 
 /**
@@ -54,8 +169,8 @@ export const listen = <E, R>(
 > =>
   Layer.unwrap(
     Effect.map(Deferred.make<void>(), (draining) => {
-      const server = createServer()
-      const served = HttpRouter.serve(routes).pipe(
+      const server = answerProtocolErrors(createServer(), options.render, options.dialect)
+      const served = HttpRouter.serve(routes, serveOptions(options.render, options.service)).pipe(
         Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
         Layer.provide(
           NodeHttpServer.layer(() => server, {

@@ -14,7 +14,7 @@ export interface WebhookSenderHttpConfig {
 class BlockedAddress extends Error {}
 
 /**
- * Resolves a host the way Node would, then refuses if any address is private (issue 4: the delivery
+ * Resolves a host the way Node would, then refuses if any address is private (the delivery
  * re-checks where the host points at every attempt). The connection uses the address checked here, so a
  * DNS answer that changes between check and connect cannot slip through.
  */

@@ -1,4 +1,4 @@
-import { Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { McpProtocol, McpServer, Tool, Toolkit } from "effect/ai"
 import { DecisionCreate, openStatuses } from "../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../core/decisions/Decisions.ts"
@@ -10,11 +10,12 @@ import { defaultPageLimit, PageLimit } from "../../core/kernel/Paging.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
 import { toApiDecision } from "../http/decisions/Handlers.ts"
 import { DecisionId, DecisionResponse, InfoResponseBody } from "../http/decisions/Schemas.ts"
-import { McpCallerAuth, type McpCallerAuthConfig } from "./McpCallerAuth.ts"
+import { McpCallerAuth } from "./McpCallerAuth.ts"
+import { defaultMcpSessionLimits, mcpSharedSessionRoutes, type McpSessionLimits } from "./McpSharedSessions.ts"
 import { decodeArguments, toToolFailure, ToolFailure } from "./ToolFailure.ts"
 import { runIdempotentTool } from "./ToolIdempotency.ts"
 
-// ---- arguments (document 2, "Agent tools ... mirror the caller operations") ----
+// ---- arguments ----
 
 const IdempotencyKey = Schema.String.check(
   Schema.isMinLength(1),
@@ -114,7 +115,7 @@ export const DecisionsTools = Toolkit.make(RequestDecision, GetDecision, ListPen
 
 const one = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing) })
 
-/** Document 2: the detail read also carries `actions`, as the HTTP caller plane's GET does. */
+/** The detail read also carries `actions`, as the HTTP caller plane's GET does. */
 const detail = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing, true) })
 
 /** The tools over the decisions use cases; each reads the caller the `/mcp` auth middleware resolved. */
@@ -183,31 +184,43 @@ export const DecisionsToolHandlers = (config: { readonly secretsKey: string | un
     })
   )
 
-export interface DecisionsMcpConfig extends McpCallerAuthConfig {
+export interface DecisionsMcpConfig {
   /** The build the server reports to clients as its version. */
   readonly build: string
   /** Seals the kept answers of `request_decision` (see core/idempotency). */
   readonly secretsKey: string | undefined
+  /** Idle expiry, cap per key and `initialize` size of sessions; the defaults unless given. */
+  readonly sessionLimits?: McpSessionLimits | undefined
 }
 
 /**
- * Document 2, "Agent tools": an MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
- * the caller plane's key. A route layer like the HTTP contract's: requires `Decisions` and the
- * `IdempotencyStore` of the decisions service, and is merged into the service's router.
+ * An MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
+ * the caller plane's key, with sessions any instance can serve (see McpSharedSessions). A route layer like
+ * the HTTP contract's: requires `Decisions`, the `IdempotencyStore` and `Transactions` of the decisions
+ * service, its `McpSessionStore` and the caller plane's `CallerBudget`, and is merged into its router.
  */
 export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>
-  Layer.flatMap(
-    McpServer.layerHttp({
-      name: "decisions",
-      version: config.build,
-      path: "/mcp",
-      protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
-      allowSessionTermination: true,
-      registrations: McpServer.toolkit(DecisionsTools).pipe(Layer.provide(DecisionsToolHandlers(config)))
-    }).pipe(
-      Layer.provide(McpCallerAuth(config).layer),
-      // The only construction failure is an unsupported protocol list: a programming error, not a runtime one.
-      Layer.orDie
-    ),
-    () => Layer.empty
-  )
+  mcpSharedSessionRoutes({
+    path: "/mcp",
+    limits: config.sessionLimits ?? defaultMcpSessionLimits,
+    server: Effect.gen(function* () {
+      const services = Context.make(Decisions, yield* Decisions).pipe(
+        Context.add(IdempotencyStore, yield* IdempotencyStore),
+        Context.add(Transactions, yield* Transactions)
+      )
+      return Layer.flatMap(
+        McpServer.layerHttp({
+          name: "decisions",
+          version: config.build,
+          path: "/mcp",
+          protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
+          allowSessionTermination: true,
+          registrations: McpServer.toolkit(DecisionsTools).pipe(Layer.provide(DecisionsToolHandlers(config)))
+        }).pipe(
+          // The only construction failure is an unsupported protocol list: a programming error, not a runtime one.
+          Layer.orDie
+        ),
+        () => Layer.empty
+      ).pipe(Layer.provide(Layer.succeedContext(services)))
+    })
+  }).pipe(Layer.provide(McpCallerAuth.layer))

@@ -2,33 +2,28 @@ import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Decisions } from "../../core/decisions/Decisions.ts"
+import { CallerBudget } from "../http/decisions/CallerBudget.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
 import { errorResponse } from "../http/ErrorResponse.ts"
-import { makeRateLimiter } from "../http/RateLimiter.ts"
-
-export interface McpCallerAuthConfig {
-  /** Requests per minute per caller key on `/mcp` (every JSON-RPC POST counts, as every HTTP request does). */
-  readonly callerRequestsPerMinute: number
-}
 
 /**
- * The caller plane on `/mcp` (document 2, "Authentication"): `Authorization: Bearer dcd_<key>` must name an
- * active caller key, checked on every HTTP request of the MCP transport, before any JSON-RPC is read. A
- * refusal is the platform's envelope with 401 (or 429 with `Retry-After`), as on the HTTP caller plane.
+ * The caller plane on `/mcp`: `Authorization: Bearer dcd_<key>` must name an
+ * active caller key, checked on every HTTP request of the MCP transport, before any JSON-RPC is read. Every
+ * request takes from the key's one budget (`CallerBudget`), shared with the HTTP caller plane. A refusal is
+ * the platform's envelope with 401 (or 429 with `Retry-After`), as on the HTTP caller plane.
  */
-export const McpCallerAuth = (config: McpCallerAuthConfig) =>
-  HttpRouter.middleware<{ provides: CurrentCaller }>()(
-    Effect.gen(function* () {
-      const decisions = yield* Decisions
-      const limit = makeRateLimiter({ limit: config.callerRequestsPerMinute, windowMs: 60_000 })
-      return (httpEffect) =>
-        Effect.gen(function* () {
-          const credential = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
-          const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
-          if (caller === undefined) return errorResponse("UNAUTHORIZED")
-          const wait = yield* limit(`key:${caller.keyId}`)
-          if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
-          return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
-        })
-    })
-  )
+export const McpCallerAuth = HttpRouter.middleware<{ provides: CurrentCaller }>()(
+  Effect.gen(function* () {
+    const decisions = yield* Decisions
+    const budget = yield* CallerBudget
+    return (httpEffect) =>
+      Effect.gen(function* () {
+        const credential = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
+        const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
+        if (caller === undefined) return errorResponse("UNAUTHORIZED")
+        const wait = yield* budget(`key:${caller.keyId}`)
+        if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
+        return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
+      })
+  })
+)

@@ -7,6 +7,7 @@ import { SqlClient, SqlError } from "effect/sql"
 import { mkdir } from "node:fs/promises"
 import * as Path from "node:path"
 import { Unavailable } from "../../core/kernel/Errors.ts"
+import { DataDirInUse, lockDataDir, restrictPermissions } from "./DataDir.ts"
 
 /** Where the data lives: a Postgres server (`DATABASE_URL`), or PGlite inside this process. */
 export type DatabaseKind = "postgres" | "embedded"
@@ -42,7 +43,7 @@ export class Database extends Context.Service<
   }
 >()("adapters/sql/Database") {
   /** A Postgres server when `url` is set, else the embedded default kept on disk under `dataDir`. */
-  static readonly layer = (config: DatabaseConfig): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
+  static readonly layer = (config: DatabaseConfig): Layer.Layer<DatabaseServices, SqlError.SqlError | DataDirInUse> =>
     config.url !== undefined
       ? Database.layerPostgres({ ...config, url: config.url })
       : Database.layerEmbedded({ ...config, dataDir: config.dataDir })
@@ -58,10 +59,21 @@ export class Database extends Context.Service<
       })
     )
 
-  /** PGlite with its data on disk under `<dataDir>/pglite` (created if missing). */
+  /**
+   * PGlite with its data on disk under `<dataDir>/pglite` (created if missing). One process at a time: the
+   * data directory is locked for the layer's life (see `lockDataDir`), and kept readable by this account only.
+   */
   static readonly layerEmbedded = (
     config: DatabaseTimeouts & { readonly dataDir: string }
-  ): Layer.Layer<DatabaseServices, SqlError.SqlError> => embedded(Path.resolve(config.dataDir, "pglite"), config)
+  ): Layer.Layer<DatabaseServices, SqlError.SqlError | DataDirInUse> =>
+    Layer.unwrap(
+      Effect.gen(function* () {
+        const root = Path.resolve(config.dataDir)
+        yield* lockDataDir(root)
+        yield* Effect.acquireRelease(restrictPermissions(root), () => restrictPermissions(root))
+        return embedded(Path.join(root, "pglite"), config)
+      })
+    )
 
   /** PGlite in memory, gone when the layer is released: for tests and demos. */
   static readonly layerMemory = (config: DatabaseTimeouts = {}): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
@@ -106,8 +118,11 @@ const embedded = (dataDir: string | undefined, timeouts: DatabaseTimeouts) =>
         Effect.tryPromise({
           try: async () => {
             if (dataDir === undefined) return PGlite.create()
-            await mkdir(dataDir, { recursive: true })
-            return PGlite.create({ dataDir })
+            await mkdir(dataDir, { recursive: true, mode: 0o700 })
+            const db = await PGlite.create({ dataDir })
+            // The files PGlite just created or opened: this account only, whatever the process's umask.
+            await Effect.runPromise(restrictPermissions(dataDir))
+            return db
           },
           catch: startFailure("Failed to open the embedded database")
         }),

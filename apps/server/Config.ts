@@ -7,12 +7,15 @@ import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 export const SecretNames = [
   "HUB_ADMIN_KEY",
   "HUB_SECRETS_KEY",
+  "HUB_VAPID_PRIVATE_KEY",
   "DECISIONS_API_KEY",
   "DECISIONS_EMBED_KEY",
   "DECISIONS_SECRETS_KEY",
+  "DECISIONS_SIGNING_KEY",
   "TASKS_API_KEY",
   "TASKS_SIGNING_KEY",
-  "TASKS_SECRETS_KEY"
+  "TASKS_SECRETS_KEY",
+  "TASKS_OIDC_CLIENT_SECRET"
 ] as const
 export type SecretName = (typeof SecretNames)[number]
 
@@ -69,9 +72,18 @@ export const ServerConfig = Config.all({
   ),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  /** The built web apps (`npm run build:web`), one directory per app. */
+  webDir: Config.String("WEB_DIR").pipe(Config.withDefault("./node_modules/.cache/hitl-web")),
   platformIssuer: Config.NonEmptyString("PLATFORM_ISSUER").pipe(Config.withDefault("platform-hub")),
   logFormat: Config.Literals(["json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("json" as const)),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  /** A listener of its own serving `GET /metrics` (Prometheus text) on HOST; none unless set. */
+  metricsPort: Config.option(Config.Port("METRICS_PORT")),
+  /** Where logs, traces and metrics are exported over OpenTelemetry (OTLP/HTTP JSON); none unless set. */
+  otlpEndpoint: Config.option(
+    Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.map((url) => url.toString().replace(/\/$/, "")))
+  ),
+  otlpServiceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("hitl-platform")),
   drainMillis: Config.Int("SHUTDOWN_DRAIN_MS").pipe(Config.withDefault(10_000)),
   decisionsCallerRequestsPerMinute: Config.Int("DECISIONS_CALLER_RATE_LIMIT").pipe(Config.withDefault(600)),
   decisionsUserRequestsPerMinute: Config.Int("DECISIONS_USER_RATE_LIMIT").pipe(Config.withDefault(300)),
@@ -90,6 +102,23 @@ export const ServerConfig = Config.all({
   hubUrl: Config.option(Config.URL("HUB_URL").pipe(Config.map((url) => url.toString()))),
   decisionsUrl: Config.option(Config.URL("DECISIONS_URL").pipe(Config.map((url) => url.toString()))),
   tasksUrl: Config.option(Config.URL("TASKS_URL").pipe(Config.map((url) => url.toString()))),
+  /**
+   * Where people's browsers reach the hub: the issuer of its OpenID provider, the base of its sign-in
+   * callbacks and of the links in notification emails, chat messages and pushes. Default: HUB_URL, else the
+   * hub's listener.
+   */
+  hubPublicUrl: Config.option(Config.URL("HUB_PUBLIC_URL").pipe(Config.map((url) => url.toString()))),
+  /** The organisation's identity provider, where people may sign in to the hub (docs/sign-in.md). */
+  hubOidc: Config.all({
+    issuer: Config.option(Config.URL("HUB_OIDC_ISSUER").pipe(Config.map((url) => url.toString()))),
+    clientId: Config.option(Config.NonEmptyString("HUB_OIDC_CLIENT_ID")),
+    clientSecret: Config.option(Config.Redacted("HUB_OIDC_CLIENT_SECRET"))
+  }),
+  /**
+   * The private key (PEM, RSA or EC P-256) that signs the ID tokens of the hub's own OpenID provider. Outside
+   * production one is generated and kept under DATA_DIR; in production, unset, the provider is off (501).
+   */
+  hubOidcSigningKey: Config.option(Config.Redacted("HUB_OIDC_SIGNING_KEY")),
   /** AUTH-6 context keys of the callers of subject context; unset, subject context answers 501. */
   hubContextKeys: Config.schema(ContextKeysText, "HUB_CONTEXT_KEYS").pipe(
     Config.map((text) => Result.getOrThrow(parseContextKeys(text))),
@@ -98,6 +127,13 @@ export const ServerConfig = Config.all({
   /** Per-service quota of event deliveries, and per-caller quota of the hub's signed routes, a minute. */
   hubEventsPerMinute: Config.Int("HUB_EVENTS_PER_MINUTE").pipe(Config.withDefault(600)),
   hubCallsPerMinute: Config.Int("HUB_CALLS_PER_MINUTE").pipe(Config.withDefault(600)),
+  /**
+   * How often the decisions service and the task inbox look in their event outboxes for events to send to
+   * the hub (docs/notifications.md, "What services emit").
+   */
+  eventRelayPollMillis: Config.Int("EVENT_RELAY_POLL_MS").pipe(Config.withDefault(1_000)),
+  /** How long a relayed event is held by the relay that claimed it (default 5 minutes). */
+  eventRelayLeaseMillis: Config.Int("EVENT_RELAY_LEASE_MS").pipe(Config.withDefault(5 * 60_000)),
   /** How often the hub's event processor looks for accepted events (it is also woken by each accept). */
   hubWorkerPollMillis: Config.Int("HUB_WORKER_POLL_MS").pipe(Config.withDefault(1_000)),
   /**
@@ -105,18 +141,52 @@ export const ServerConfig = Config.all({
    * a restart) processes the event once this has passed. Longer than any processing takes.
    */
   hubEventLeaseMillis: Config.Int("HUB_EVENT_LEASE_MS").pipe(Config.withDefault(60_000)),
-  /** How often a user's pending notification emails go out, as one email. */
+  /** A hub session ends after this long without a request, and this long after sign-in whatever the use. */
+  hubSessionIdleMinutes: Config.Int("HUB_SESSION_IDLE_MINUTES").pipe(Config.withDefault(720)),
+  hubSessionMaxHours: Config.Int("HUB_SESSION_MAX_HOURS").pipe(Config.withDefault(168)),
+  /** How long an emailed sign-in link works, in minutes (at most 15). */
+  hubSignInLinkMinutes: Config.schema(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 15 })),
+    "HUB_SIGN_IN_LINK_MINUTES"
+  ).pipe(Config.withDefault(15)),
+  /** Sign-in links asked for one address, and by one client address, per 15 minutes (per server instance). */
+  hubSignInPerAddress: Config.Int("HUB_SIGN_IN_PER_ADDRESS").pipe(Config.withDefault(5)),
+  hubSignInPerClient: Config.Int("HUB_SIGN_IN_PER_CLIENT").pipe(Config.withDefault(30)),
+  /** How long a viewer link (for the meeting-recaps service) works, in hours. */
+  hubViewerLinkHours: Config.Int("HUB_VIEWER_LINK_HOURS").pipe(Config.withDefault(72)),
+  /** How long a person's email digest waits for more notifications: one email per person per interval. */
   hubEmailBatchMillis: Config.Int("HUB_EMAIL_BATCH_MS").pipe(Config.withDefault(300_000)),
+  /** Seconds before each retry of a notification delivery (email, chat, push), comma-separated. */
+  hubDeliveryRetrySchedule: Config.schema(RetrySchedule, "HUB_DELIVERY_RETRY_SCHEDULE").pipe(
+    Config.map((text) => Result.getOrThrow(parseRetrySchedule(text))),
+    Config.withDefault(defaultRetrySchedule)
+  ),
+  /**
+   * Web push (VAPID): the key pair's public half and who runs the server (`mailto:` or https). The private
+   * half is the secret HUB_VAPID_PRIVATE_KEY; the public one is derived from it when unset.
+   */
+  hubVapidPublicKey: Config.option(Config.NonEmptyString("HUB_VAPID_PUBLIC_KEY")),
+  hubVapidSubject: Config.NonEmptyString("HUB_VAPID_SUBJECT").pipe(Config.withDefault("mailto:admin@localhost")),
+  /**
+   * The mail server of sign-in links and notification emails, `smtp://user:pass@host:port` (or `smtps://`).
+   * Unset outside production, messages are written to the log instead; unset in production, nothing is sent.
+   */
+  smtpUrl: Config.option(Config.Redacted("SMTP_URL")),
+  /** The sender of every email, `Name <address>` or an address. */
+  smtpFrom: Config.NonEmptyString("SMTP_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
   build: Config.String("BUILD_ID").pipe(Config.withDefault("dev")),
   secrets: Config.all({
     HUB_ADMIN_KEY: secret("HUB_ADMIN_KEY"),
     HUB_SECRETS_KEY: secret("HUB_SECRETS_KEY"),
+    HUB_VAPID_PRIVATE_KEY: secret("HUB_VAPID_PRIVATE_KEY"),
     DECISIONS_API_KEY: secret("DECISIONS_API_KEY"),
     DECISIONS_EMBED_KEY: secret("DECISIONS_EMBED_KEY"),
     DECISIONS_SECRETS_KEY: secret("DECISIONS_SECRETS_KEY"),
+    DECISIONS_SIGNING_KEY: secret("DECISIONS_SIGNING_KEY"),
     TASKS_API_KEY: secret("TASKS_API_KEY"),
     TASKS_SIGNING_KEY: secret("TASKS_SIGNING_KEY"),
-    TASKS_SECRETS_KEY: secret("TASKS_SECRETS_KEY")
+    TASKS_SECRETS_KEY: secret("TASKS_SECRETS_KEY"),
+    TASKS_OIDC_CLIENT_SECRET: secret("TASKS_OIDC_CLIENT_SECRET")
   })
 })
 

@@ -4,11 +4,17 @@ import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignals
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
 import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
 import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
+import { McpSessionStoreSql } from "../../adapters/sql/decisions/McpSessionStoreSql.ts"
 import { RecordStoreCredentialsSql } from "../../adapters/sql/decisions/RecordStoreCredentialsSql.ts"
 import { WebhookOutboxSql } from "../../adapters/sql/decisions/WebhookOutboxSql.ts"
 import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
+import { OrganizationAdminsSql } from "../../adapters/sql/decisions/OrganizationAdminsSql.ts"
+import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+
+/** The decisions service's event outbox for the hub, `decisions.event_outbox`. */
+export const DecisionsOutboxSql = ProducerOutboxSql({ schema: "decisions", table: "event_outbox" })
 
 /**
  * The decisions service's data in its own Postgres schema, `decisions`. Its wake-ups wait for the commit of
@@ -23,5 +29,8 @@ export const DecisionsDataSql = Layer.mergeAll(
   WebhookStoreSql,
   WebhookOutboxSql,
   RecordStoreCredentialsSql,
+  DecisionsOutboxSql,
+  OrganizationAdminsSql,
+  McpSessionStoreSql,
   IdempotencyStoreSql("decisions")
 )

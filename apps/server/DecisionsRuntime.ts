@@ -1,7 +1,8 @@
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, type Redacted, Schedule } from "effect"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
+import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
 
 /**
  * Writes expiry of due decisions every `everyMillis` and wakes their long-polling readers. Reads never
@@ -39,3 +40,20 @@ export const DecisionsWorkers = (everyMillis: number) =>
       yield* repeatedly("webhook deliveries", deliveries.deliverDue())
     })
   )
+
+/**
+ * Relays the decisions service's event outbox to the hub, signed with DECISIONS_SIGNING_KEY: the
+ * notifications of docs/notifications.md, "What services emit".
+ */
+export const DecisionsEventRelay = (options: {
+  readonly hubUrl: string
+  readonly signingKey: Redacted.Redacted<string> | undefined
+  readonly pollMillis: number
+  readonly leaseMillis?: number | undefined
+}) =>
+  ProducerRelayWorker({
+    service: "decisions",
+    keySetting: "DECISIONS_SIGNING_KEY",
+    notificationType: "decisions.notification.created",
+    ...options
+  })

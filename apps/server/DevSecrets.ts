@@ -1,5 +1,5 @@
 import { Effect, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
+import { generateKeyPairSync, randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { SecretNames, type SecretName, type Secrets } from "./Config.ts"
@@ -13,6 +13,12 @@ export interface ResolvedSecrets {
 }
 
 const fileName = "dev-secrets.json"
+
+/** 32 random bytes; the web push key is a P-256 private key (its `d`), from which the public half follows. */
+const generate = (name: SecretName): string =>
+  name === "HUB_VAPID_PRIVATE_KEY"
+    ? generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" }).d!
+    : randomBytes(32).toString("base64url")
 
 /**
  * Outside production a missing secret is generated once and kept in `<dataDir>/dev-secrets.json` (mode 0600),
@@ -37,12 +43,40 @@ export const resolveSecrets = (options: {
       )
     )
     const next: Partial<Record<SecretName, string>> = { ...kept }
-    for (const name of absent) next[name] ??= randomBytes(32).toString("base64url")
+    for (const name of absent) next[name] ??= generate(name)
     yield* Effect.promise(async () => {
-      await mkdir(options.dataDir, { recursive: true })
+      await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
       await writeFile(path, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 })
     })
     const secrets = { ...options.fromEnvironment }
     for (const name of absent) secrets[name] = Redacted.make(next[name]!)
     return { secrets, generated: absent, missing: [] }
   })
+
+const signingKeyFile = "dev-oidc-signing-key.pem"
+
+/**
+ * The private key that signs the ID tokens of the hub's OpenID provider: HUB_OIDC_SIGNING_KEY when set.
+ * Outside production, without it, an EC P-256 key is generated once and kept in
+ * `<dataDir>/dev-oidc-signing-key.pem` (mode 0600). In production it stays unset and the provider is off.
+ */
+export const resolveOidcSigningKey = (options: {
+  readonly production: boolean
+  readonly dataDir: string
+  readonly fromEnvironment: Redacted.Redacted<string> | undefined
+}): Effect.Effect<Redacted.Redacted<string> | undefined> =>
+  options.fromEnvironment !== undefined || options.production
+    ? Effect.succeed(options.fromEnvironment)
+    : Effect.promise(async () => {
+        const path = join(options.dataDir, signingKeyFile)
+        const kept = await readFile(path, "utf8").catch(() => undefined)
+        if (kept !== undefined) return Redacted.make(kept)
+        const pem = generateSigningKey()
+        await mkdir(options.dataDir, { recursive: true })
+        await writeFile(path, pem, { mode: 0o600 })
+        return Redacted.make(pem)
+      })
+
+/** A fresh EC P-256 private key, PEM (PKCS #8). */
+export const generateSigningKey = (): string =>
+  generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "pem", type: "pkcs8" }).toString()

@@ -9,11 +9,12 @@ export interface FirstPartySettings {
   readonly decisionsBaseUrl: string
   readonly tasksBaseUrl: string
   /**
-   * `DECISIONS_API_KEY`, `DECISIONS_EMBED_KEY`, `TASKS_API_KEY`, `TASKS_SIGNING_KEY` (the key the task inbox
-   * signs its events with); an unset one is issued by the registry.
+   * `DECISIONS_API_KEY`, `DECISIONS_EMBED_KEY`, `DECISIONS_SIGNING_KEY`, `TASKS_API_KEY`, `TASKS_SIGNING_KEY`
+   * (the signing keys are those each service signs its events with); an unset one is issued by the registry.
    */
   readonly decisionsApiKey: Redacted.Redacted<string> | undefined
   readonly decisionsEmbedKey: Redacted.Redacted<string> | undefined
+  readonly decisionsSigningKey?: Redacted.Redacted<string> | undefined
   readonly tasksApiKey: Redacted.Redacted<string> | undefined
   readonly tasksSigningKey: Redacted.Redacted<string> | undefined
   /** How many times the check runs before giving up (the listeners may still be starting), and the pause. */
@@ -41,7 +42,12 @@ export const firstPartyServices = (settings: FirstPartySettings): ReadonlyArray<
     baseUrl: settings.decisionsBaseUrl,
     apiKeyHeader: "X-Decisions-Api-Key",
     resourcePath: "/api/v1/workspace/decisions",
-    credentials: configured({ apiKey: settings.decisionsApiKey, embedKey: settings.decisionsEmbedKey })
+    pages: true,
+    credentials: configured({
+      apiKey: settings.decisionsApiKey,
+      embedKey: settings.decisionsEmbedKey,
+      signingKey: settings.decisionsSigningKey
+    })
   },
   {
     id: "tasks",
@@ -67,6 +73,8 @@ const isCurrent = (registry: Registry["Service"], service: FirstPartyService) =>
         stored.service.baseUrl === service.baseUrl &&
         stored.service.apiKeyHeader === service.apiKeyHeader &&
         stored.service.resourcePath === service.resourcePath &&
+        (stored.service.pages ?? false) === (service.pages ?? false) &&
+        stored.service.embedUrl === service.embedUrl &&
         Object.entries(service.credentials).every(
           ([kind, value]) => stored.credentials[kind as CredentialKind] === value
         )

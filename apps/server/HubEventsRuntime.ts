@@ -1,76 +1,94 @@
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Latch, Layer } from "effect"
 import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory.ts"
-import { ChannelsRecording } from "../../adapters/memory/hub/ChannelsRecording.ts"
-import { EmailQueueMemory } from "../../adapters/memory/hub/EmailQueueMemory.ts"
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
+import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubscriptionStoreMemory.ts"
 import { makeRateLimiter } from "../../adapters/http/RateLimiter.ts"
 import { CatalogStoreSql } from "../../adapters/sql/hub/CatalogStoreSql.ts"
-import { EmailQueueSql } from "../../adapters/sql/hub/EmailQueueSql.ts"
+import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
+import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
-import { EmailBatcher, EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
+import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
+import { NotificationDeliveries, type NotificationDeliveriesConfig } from "../../core/hub/NotificationDeliveries.ts"
 
-/** The stores of events, the catalog, the feed and the email queue, in memory. */
+/** The stores of events, the catalog, the feed, the channels' outbox and push subscriptions, in memory. */
 export const HubEventStoresMemory = Layer.mergeAll(
   EventStoreMemory,
   CatalogStoreMemory,
   NotificationStoreMemory,
-  EmailQueueMemory
+  PushSubscriptionStoreMemory
 )
 
-/** The same stores over the `hub` schema (migrations 0004_events and 0005_notifications). */
-export const HubEventStoresSql = Layer.mergeAll(EventStoreSql, CatalogStoreSql, NotificationStoreSql, EmailQueueSql)
+/** The same stores over the `hub` schema (migrations 0004_events, 0005_notifications and 0008_deliveries). */
+export const HubEventStoresSql = Layer.mergeAll(
+  EventStoreSql,
+  CatalogStoreSql,
+  NotificationStoreSql,
+  DeliveryStoreSql,
+  PushSubscriptionStoreSql
+)
 
 export interface HubEventsConfig {
   /** Per-service quota on event delivery: at most `limit` deliveries per `windowMillis`, per server instance. */
   readonly quota: { readonly limit: number; readonly windowMillis: number }
   readonly processor?: EventProcessorConfig | undefined
+  readonly deliveries: NotificationDeliveriesConfig
+  readonly person: PersonNotificationsConfig
 }
 
 /**
- * Ingest, catalog, processing and email batching, with the recording channels. Needs the stores (above),
- * Registry, ServiceStore, Directory and IdGenerator. Provides EventIngest, EventCatalog, EventProcessor,
- * EmailBatcher, EventWakeup and the channel ports with ChannelRecordings.
+ * Ingest, catalog, processing and the channels' delivery. Needs the stores (above), Registry, ServiceStore,
+ * Directory, IdGenerator, Transactions and the channels (Mailer, ChatChannel, PushChannel). Provides
+ * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications and EventWakeup.
  */
 export const HubEventsLayer = (config: HubEventsConfig) => {
   const quota = makeRateLimiter({ limit: config.quota.limit, windowMs: config.quota.windowMillis })
-  const catalog = EventCatalog.layer
   return Layer.mergeAll(
     EventIngest.layer({ quota }),
     EventProcessor.layer(config.processor),
-    EmailBatcher.layer()
-  ).pipe(Layer.provideMerge(Layer.mergeAll(catalog, EventWakeup.layer, ChannelsRecording)))
+    NotificationDeliveries.layer(config.deliveries),
+    PersonNotifications.layer(config.person)
+  ).pipe(Layer.provideMerge(Layer.mergeAll(EventCatalog.layer, EventWakeup.layer)))
 }
 
 /**
- * The hub's event workers: the processor drains what is claimable, then sleeps until woken by an accept or
- * `pollMillis` pass; the email batcher runs every `emailIntervalMillis` (one email per user per interval).
- * Both claim with leases, so several servers may run them side by side.
+ * The hub's event workers. The processor drains what is claimable, then sleeps until woken by an accept or
+ * `pollMillis` pass; the channels' sender runs after every drain that filed something, and every
+ * `pollMillis` (retries and digests come due with time). Both claim, so several servers may run side by side.
  */
-export const HubWorkers = (pollMillis: number, emailIntervalMillis: number) =>
+export const HubWorkers = (pollMillis: number) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const processor = yield* EventProcessor
-      const batcher = yield* EmailBatcher
+      const deliveries = yield* NotificationDeliveries
       const wakeup = yield* EventWakeup
-      const drain = Effect.gen(function* () {
-        while ((yield* processor.runDue()) > 0) {
-          /* more may be due */
-        }
+      const deliveryWakeup = yield* Latch.make(false)
+      const drainEvents = Effect.gen(function* () {
+        let claimed = 0
+        for (let n = yield* processor.runDue(); n > 0; n = yield* processor.runDue()) claimed += n
+        if (claimed > 0) yield* deliveryWakeup.open
       })
-      yield* drain.pipe(
+      yield* drainEvents.pipe(
         Effect.catchCause((cause) => Effect.logWarning("event processing failed; retrying", cause)),
         Effect.andThen(wakeup.sleep(pollMillis)),
         Effect.forever,
         Effect.forkScoped
       )
-      yield* batcher.runDue().pipe(
-        Effect.catchCause((cause) => Effect.logWarning("email batching failed; retrying", cause)),
-        Effect.repeat(Schedule.spaced(emailIntervalMillis)),
+      const drainDeliveries = Effect.gen(function* () {
+        while ((yield* deliveries.runDue()) > 0) {
+          /* more may be due */
+        }
+      })
+      yield* drainDeliveries.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("notification delivery failed; retrying", cause)),
+        Effect.andThen(deliveryWakeup.await.pipe(Effect.timeoutOption(pollMillis))),
+        Effect.andThen(deliveryWakeup.close),
+        Effect.forever,
         Effect.forkScoped
       )
     })

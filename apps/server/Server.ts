@@ -1,5 +1,11 @@
+import type { HttpServerResponse } from "effect/http"
+import { withSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
+import { Sessions } from "../../core/hub/Sessions.ts"
 import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { Otlp, PrometheusMetrics } from "effect/observability"
 import { listen } from "../../adapters/http/ServiceHttp.ts"
+import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { Database } from "../../adapters/sql/Database.ts"
@@ -16,20 +22,34 @@ import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
 import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
+import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"
 import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
-import { DecisionsWorkers, ExpirySweep } from "./DecisionsRuntime.ts"
+import { DecisionsEventRelay, DecisionsWorkers, ExpirySweep } from "./DecisionsRuntime.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
+import type { McpSessionStore } from "../../core/decisions/McpSessionStore.ts"
 import type { RecordStoreCredentials } from "../../core/decisions/RecordStoreCredentials.ts"
 import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
+import type { OrganizationAdmins } from "../../core/decisions/OrganizationAdmins.ts"
+import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
-import { decisionsRoutes, hubRoutes, tasksRoutes, type ServiceSettings } from "./Services.ts"
+import {
+  decisionsRoutes,
+  hubOpenIdRoutes,
+  hubRoutes,
+  tasksOidcClientId,
+  tasksRoutes,
+  type HubOpenIdSettings,
+  type ServiceSettings
+} from "./Services.ts"
+import { generateSigningKey } from "./DevSecrets.ts"
+import type { TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { TasksEventRelay, TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
 import { guardedLookup } from "../../adapters/http/WebhookSenderHttp.ts"
 import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
@@ -39,9 +59,14 @@ import { Conformance } from "../../core/hub/Conformance.ts"
 import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { Identity } from "../../core/hub/Identity.ts"
 import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
+import { Workspace } from "../../core/hub/Workspace.ts"
+import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { FirstParty } from "./FirstParty.ts"
 import { HubEventStoresSql, HubEventsLayer, HubWorkers } from "./HubEventsRuntime.ts"
+import { HubSignInLayer, HubSignInStoresSql, HubSignInWorkers } from "./HubSignInRuntime.ts"
+import { MailerFromConfig } from "./Mail.ts"
+import { HubChannelsFromConfig } from "./HubChannels.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -53,6 +78,9 @@ export type DecisionsData = Layer.Layer<
   | WebhookStore
   | WebhookOutbox
   | RecordStoreCredentials
+  | ProducerOutbox
+  | OrganizationAdmins
+  | McpSessionStore
   | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
@@ -62,6 +90,11 @@ export interface ServerOptions {
   readonly config: ServerConfig
   readonly secrets: Secrets
   readonly decisionsData: DecisionsData
+  /**
+   * The key that signs the ID tokens of the hub's OpenID provider (PEM). Unset: HUB_OIDC_SIGNING_KEY; outside
+   * production, without either, a key of this process's own (main.ts keeps one under DATA_DIR instead).
+   */
+  readonly oidcSigningKey?: Redacted.Redacted<string> | undefined
   /** Ports to listen on; 0 picks a free one (tests). Defaults to the configured ports. */
   readonly ports?: { readonly hub: number; readonly decisions: number; readonly tasks: number } | undefined
 }
@@ -113,6 +146,21 @@ const analyzeEmbedded = Layer.effectDiscard(
  * service's migrations, then one listener per service. Closing the layer stops the listeners first
  * (draining in-flight requests), then closes the database.
  */
+/**
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, logs, traces and metrics are also exported over OpenTelemetry
+ * (OTLP/HTTP JSON); the log lines keep going to the console as well.
+ */
+const telemetry = (config: ServerConfig) =>
+  Option.match(config.otlpEndpoint, {
+    onNone: () => Layer.empty,
+    onSome: (baseUrl) =>
+      Otlp.layerJson({
+        baseUrl,
+        resource: { serviceName: config.otlpServiceName },
+        loggerMergeWithExisting: true
+      }).pipe(Layer.provide(FetchHttpClient.layer))
+  })
+
 export const makeServer = (options: ServerOptions) => {
   const { config, secrets } = options
   const production = config.environment === "production"
@@ -127,7 +175,8 @@ export const makeServer = (options: ServerOptions) => {
     decisionsUserRequestsPerMinute: config.decisionsUserRequestsPerMinute,
     hubSecretsKey: secrets.HUB_SECRETS_KEY,
     decisionsSecretsKey: secrets.DECISIONS_SECRETS_KEY,
-    tasksSecretsKey: secrets.TASKS_SECRETS_KEY
+    tasksSecretsKey: secrets.TASKS_SECRETS_KEY,
+    webDir: config.webDir
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
   const at = (port: number) => ({ port, host: config.host, drainMillis: config.drainMillis })
@@ -139,6 +188,9 @@ export const makeServer = (options: ServerOptions) => {
     tasks: Option.getOrElse(config.tasksUrl, () => local(ports.tasks)).replace(/\/+$/, "")
   }
 
+  // Where browsers reach the hub: the issuer of its OpenID provider.
+  const hubPublic = Option.getOrElse(config.hubPublicUrl, () => urls.hub).replace(/\/+$/, "")
+
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
@@ -147,7 +199,7 @@ export const makeServer = (options: ServerOptions) => {
     secretsKey: secrets.DECISIONS_SECRETS_KEY,
     allowLoopbackHttp: !production
   })
-  // Record actions and webhook deliveries (issue 4): sealed with the same key, sent by real adapters.
+  // Record actions and webhook deliveries: sealed with the same key, sent by real adapters.
   const workers = Layer.merge(
     RecordActions.layer({ secretsKey: secrets.DECISIONS_SECRETS_KEY }),
     WebhookDeliveries.layer({
@@ -159,30 +211,65 @@ export const makeServer = (options: ServerOptions) => {
     Layer.provide(RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl })),
     Layer.provide(WebhookSenderHttp({ allowLoopback: !production }))
   )
-  const decisions = Layer.mergeAll(Templates.layer, webhooks, workers).pipe(
+  const decisions = DecisionPages.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers)),
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(options.decisionsData, IdGeneratorUlid))
   )
-  const decisionsListener = listen(decisionsRoutes(settings), at(ports.decisions)).pipe(
+  const decisionsListener = listen(decisionsRoutes(settings), {
+    ...at(ports.decisions),
+    service: "decisions",
+    dialect: "decisions"
+  }).pipe(
     Layer.provide(
-      Layer.mergeAll(ExpirySweep(config.expirySweepMillis), DecisionsWorkers(config.workerPollMillis), purgeIdempotency)
+      Layer.mergeAll(
+        ExpirySweep(config.expirySweepMillis),
+        DecisionsWorkers(config.workerPollMillis),
+        DecisionsEventRelay({
+          hubUrl: urls.hub,
+          signingKey: secrets.DECISIONS_SIGNING_KEY,
+          pollMillis: config.eventRelayPollMillis,
+          leaseMillis: config.eventRelayLeaseMillis
+        }),
+        purgeIdempotency
+      )
     ),
     Layer.provide(decisions),
     Layer.provide(migrationsLayer("decisions", decisionsMigrations))
   )
 
-  // The hub (issue 6): directory, registry, events and notifications over the `hub` schema. Without
+  // One mail server connection pool for sign-in links and notification emails.
+  const mailer = MailerFromConfig(config)
+  // The hub: directory, registry, events and notifications over the `hub` schema. Without
   // HUB_SECRETS_KEY the registry fails closed: nothing is registered and signed routes refuse.
   const hub = Layer.mergeAll(
     Identity.layer,
-    IdentityTokens.layer({ issuer: config.platformIssuer }),
+    // The workspace's apps, their pages and actions, fetched for the signed-in person (docs/pages.md).
+    Workspace.layer.pipe(
+      Layer.provide(ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup })),
+      Layer.provideMerge(IdentityTokens.layer({ issuer: config.platformIssuer }))
+    ),
     Conformance.layer({ issuer: config.platformIssuer }).pipe(
       Layer.provide(ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
     ),
     HubEventsLayer({
       quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 },
-      processor: { leaseMillis: config.hubEventLeaseMillis }
-    })
+      processor: { leaseMillis: config.hubEventLeaseMillis, emailBatchMillis: config.hubEmailBatchMillis },
+      deliveries: {
+        publicUrl: hubPublic,
+        secretsKey: reveal(secrets.HUB_SECRETS_KEY),
+        retrySchedule: config.hubDeliveryRetrySchedule
+      },
+      person: { secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production }
+    }).pipe(Layer.provide(HubChannelsFromConfig(config, secrets)), Layer.provide(mailer)),
+    // People sign in at the hub (docs/sign-in.md): sessions, email and viewer links, the mail outbox.
+    HubSignInLayer({
+      publicUrl: hubPublic,
+      sessions: { idleMillis: config.hubSessionIdleMinutes * 60_000, maxMillis: config.hubSessionMaxHours * 3_600_000 },
+      emailLinkMillis: config.hubSignInLinkMinutes * 60_000,
+      viewerLinkMillis: config.hubViewerLinkHours * 3_600_000,
+      secretsKey: reveal(secrets.HUB_SECRETS_KEY)
+    }).pipe(Layer.provide(mailer))
   ).pipe(
     Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
     Layer.provideMerge(
@@ -190,6 +277,7 @@ export const makeServer = (options: ServerOptions) => {
         DirectorySql,
         ServiceStoreWithKeyCacheSql,
         HubEventStoresSql,
+        HubSignInStoresSql,
         IdempotencyStoreSql("hub"),
         IdGeneratorUlid
       )
@@ -197,7 +285,8 @@ export const makeServer = (options: ServerOptions) => {
   )
   // First-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(
-    HubWorkers(config.hubWorkerPollMillis, config.hubEmailBatchMillis),
+    HubWorkers(config.hubWorkerPollMillis),
+    HubSignInWorkers(config.hubWorkerPollMillis),
     Layer.effectDiscard(seedFirstPartyCatalog).pipe(
       Layer.provide(
         FirstParty({
@@ -205,6 +294,7 @@ export const makeServer = (options: ServerOptions) => {
           tasksBaseUrl: urls.tasks,
           decisionsApiKey: secrets.DECISIONS_API_KEY,
           decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
+          decisionsSigningKey: secrets.DECISIONS_SIGNING_KEY,
           tasksApiKey: secrets.TASKS_API_KEY,
           tasksSigningKey: secrets.TASKS_SIGNING_KEY,
           attempts: 30
@@ -212,32 +302,135 @@ export const makeServer = (options: ServerOptions) => {
       )
     )
   )
+  const tasksUrl = tasksPublicUrl(config, ports.tasks)
+  const hubOpenId = hubOpenIdSettings({
+    config,
+    secrets,
+    hubPublic,
+    tasksUrl,
+    production,
+    signingKey: options.oidcSigningKey ?? Option.getOrUndefined(config.hubOidcSigningKey)
+  })
   const hubListener = listen(
-    hubRoutes(settings, {
-      adminKey: secrets.HUB_ADMIN_KEY,
-      contextKeys: config.hubContextKeys,
-      callsPerMinute: config.hubCallsPerMinute
-    }),
-    at(ports.hub)
+    Layer.merge(
+      hubRoutes(settings, {
+        adminKey: secrets.HUB_ADMIN_KEY,
+        contextKeys: config.hubContextKeys,
+        callsPerMinute: config.hubCallsPerMinute,
+        signInWithProvider: hubOpenId.signIn !== undefined,
+        signIn: {
+          publicUrl: hubPublic,
+          perAddress: config.hubSignInPerAddress,
+          perClient: config.hubSignInPerClient,
+          windowMillis: 15 * 60_000
+        }
+      }),
+      hubOpenIdRoutes(hubOpenId, {
+        personOf: (cookie: string) =>
+          Effect.gen(function* () {
+            return yield* (yield* Sessions).find(cookie)
+          }),
+        startSession: (userId: string, response: HttpServerResponse.HttpServerResponse) =>
+          Effect.gen(function* () {
+            const started = yield* (yield* Sessions).start(userId)
+            return withSessionCookie(response, hubPublic, started)
+          })
+      })
+    ),
+    { ...at(ports.hub), service: "hub" }
   ).pipe(Layer.provide(hubStart), Layer.provide(hub))
 
-  const tasksListener = listen(tasksRoutes(settings), at(ports.tasks)).pipe(
+  const tasksWeb: TasksWebSignIn = {
+    publicUrl: tasksUrl,
+    hubIssuer: hubPublic,
+    clientId: tasksOidcClientId,
+    clientSecret: secrets.TASKS_OIDC_CLIENT_SECRET,
+    secretsKey: reveal(secrets.TASKS_SECRETS_KEY),
+    allowHttp: !production
+  }
+  const tasksListener = listen(tasksRoutes(settings, tasksWeb), {
+    ...at(ports.tasks),
+    service: "tasks",
+    render: tasksRenderer
+  }).pipe(
     Layer.provide(
       TasksEventRelay({
         hubUrl: urls.hub,
         signingKey: secrets.TASKS_SIGNING_KEY,
-        pollMillis: config.hubWorkerPollMillis
+        pollMillis: config.eventRelayPollMillis,
+        leaseMillis: config.eventRelayLeaseMillis
       })
     ),
-    Layer.provide(TasksSql({ publicUrl: tasksPublicUrl(config, ports.tasks), machineKeys: config.tasksMachineKeys })),
+    Layer.provide(TasksSql({ publicUrl: tasksUrl, machineKeys: config.tasksMachineKeys })),
     Layer.provide(IdempotencyStoreSql("tasks"))
   )
 
-  const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener)
+  const metricsListener = Option.match(config.metricsPort, {
+    onNone: () => Layer.empty,
+    onSome: (port) => listen(PrometheusMetrics.layerHttp({ path: "/metrics" }), { ...at(port), service: "metrics" })
+  })
+  const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener, metricsListener)
 
   return listeners.pipe(
     Layer.provide(Layer.mergeAll(ReadinessFromDatabase, TransactionsSql, analyzeEmbedded)),
     Layer.provide(migrations),
-    Layer.provideMerge(database)
+    Layer.provideMerge(database),
+    Layer.provide(telemetry(config))
   )
+}
+
+/**
+ * The hub's OpenID settings. Its provider needs the hub's secrets key and a signing key (outside production
+ * one is made when none is given), and registers the task inbox when TASKS_OIDC_CLIENT_SECRET is set.
+ * Signing in with the organisation's provider needs HUB_OIDC_ISSUER, HUB_OIDC_CLIENT_ID and
+ * HUB_OIDC_CLIENT_SECRET, and the hub's secrets key.
+ */
+const hubOpenIdSettings = (options: {
+  readonly config: ServerConfig
+  readonly secrets: Secrets
+  readonly hubPublic: string
+  readonly tasksUrl: string
+  readonly production: boolean
+  readonly signingKey: Redacted.Redacted<string> | undefined
+}): HubOpenIdSettings => {
+  const { config, secrets, production } = options
+  const secretsKey = reveal(secrets.HUB_SECRETS_KEY)
+  const signingKey = options.signingKey ?? (production ? undefined : Redacted.make(generateSigningKey()))
+  const tasksSecret = secrets.TASKS_OIDC_CLIENT_SECRET
+  const upstream = config.hubOidc
+  return {
+    provider:
+      secretsKey === undefined || signingKey === undefined
+        ? undefined
+        : {
+            issuer: options.hubPublic,
+            signingKey,
+            secretsKey,
+            signInPath: "/",
+            clients:
+              tasksSecret === undefined
+                ? []
+                : [
+                    {
+                      clientId: tasksOidcClientId,
+                      clientSecret: tasksSecret,
+                      redirectUris: [`${options.tasksUrl}/auth/callback`]
+                    }
+                  ]
+          },
+    signIn:
+      secretsKey === undefined ||
+      Option.isNone(upstream.issuer) ||
+      Option.isNone(upstream.clientId) ||
+      Option.isNone(upstream.clientSecret)
+        ? undefined
+        : {
+            hubUrl: options.hubPublic,
+            issuer: upstream.issuer.value,
+            clientId: upstream.clientId.value,
+            clientSecret: upstream.clientSecret.value,
+            secretsKey,
+            allowHttp: !production
+          }
+  }
 }

@@ -1,20 +1,31 @@
 import { Layer, Redacted } from "effect"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
+import { CallerBudget } from "../../adapters/http/decisions/CallerBudget.ts"
 import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisions/AuthLayers.ts"
 import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http/decisions/Handlers.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
 import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
+import type { EmailSignInHttpConfig } from "../../adapters/http/hub/SignInHandlers.ts"
+import { oidcSignInRoutes, type OidcSignInOptions, type StartHubSession } from "../../adapters/http/hub/OidcSignIn.ts"
+import {
+  openIdProviderRoutes,
+  type HubPersonOf,
+  type OpenIdProviderOptions
+} from "../../adapters/http/hub/OpenIdProvider.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/tasks/AuthLayers.ts"
 import { TasksHandlers, TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
+import { TasksSignInHandlers, type TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { tasksError, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
 import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
 import type { ContextKeys } from "../../core/hub/ContextKeys.ts"
 import type { Manifest } from "../../core/kernel/index.ts"
+import { staticAppRoutes } from "../../adapters/http/StaticApp.ts"
+import { join } from "node:path"
 
 export interface ServiceSettings {
   readonly production: boolean
@@ -29,6 +40,8 @@ export interface ServiceSettings {
   readonly hubSecretsKey: Redacted.Redacted<string> | undefined
   readonly decisionsSecretsKey: Redacted.Redacted<string> | undefined
   readonly tasksSecretsKey: Redacted.Redacted<string> | undefined
+  /** Where the built web apps are (`WEB_DIR`); unset, no web app is served (tests of the API alone). */
+  readonly webDir?: string | undefined
 }
 
 const reveal = (secret: Redacted.Redacted<string> | undefined) =>
@@ -42,7 +55,18 @@ export interface HubSettings {
   readonly contextKeys: ContextKeys
   /** `HUB_CALLS_PER_MINUTE`: per-caller quota of subject context and registry authorize. */
   readonly callsPerMinute: number
+  /** The organisation's identity provider is configured: the workspace's sign-in page offers it. */
+  readonly signInWithProvider?: boolean | undefined
+  /** Email sign-in: the hub's public address and the budgets of links per address and per client. */
+  readonly signIn: EmailSignInHttpConfig
 }
+
+/** The task inbox's client id at the hub's OpenID provider. */
+export const tasksOidcClientId = "tasks"
+
+/** A built web app of `WEB_DIR` served at the service's `/`, or nothing when the settings name no directory. */
+const webApp = (settings: ServiceSettings, app: "workspace" | "tasks", meta?: Record<string, string>) =>
+  settings.webDir === undefined ? Layer.empty : staticAppRoutes({ directory: join(settings.webDir, app), meta })
 
 const version = (service: string, build: string) => ({ service, contractVersion: "v1", build })
 
@@ -64,7 +88,15 @@ export const decisionsManifest: Manifest = {
   contractVersion: "v1",
   requiredTier: "free",
   workspaceRoute: "/decisions",
-  capabilities: { notifications: true, deepLinks: true, embed: null },
+  capabilities: {
+    summary: true,
+    activity: true,
+    search: true,
+    notifications: true,
+    deepLinks: true,
+    pages: true,
+    embed: null
+  },
   emittedEvents: ["decisions.notification.created"],
   consumesFacts: []
 }
@@ -94,10 +126,17 @@ export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
       issuer: settings.platformIssuer,
       adminKey: hub.adminKey,
       contextKeys: hub.contextKeys,
-      callsPerMinute: hub.callsPerMinute
+      callsPerMinute: hub.callsPerMinute,
+      signIn: hub.signIn
     }),
     errors: { dialect: "hub", maxBodyBytes: 64 * kib }
-  }).pipe(Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: reveal(settings.hubSecretsKey) })))
+  }).pipe(
+    Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: reveal(settings.hubSecretsKey) })),
+    // The workspace: the web app people use the platform through, at `/`.
+    Layer.merge(
+      webApp(settings, "workspace", hub.signInWithProvider === true ? { "hitl-sign-in-provider": "true" } : {})
+    )
+  )
 
 /** Requires the decisions use cases (`Decisions`), an IdempotencyStore for the `decisions` schema, and Readiness. */
 export const decisionsRoutes = (settings: ServiceSettings) => {
@@ -126,34 +165,31 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
       )
     )
   )
-  // Document 2, "Agent tools": the MCP server at /mcp, behind the caller plane's key.
+  // The MCP server at /mcp, behind the caller plane's key and its one budget.
   return Layer.merge(
     http,
-    decisionsMcpRoutes({
-      callerRequestsPerMinute: settings.decisionsCallerRequestsPerMinute,
-      build: settings.build,
-      secretsKey: reveal(settings.decisionsSecretsKey)
-    })
-  )
+    decisionsMcpRoutes({ build: settings.build, secretsKey: reveal(settings.decisionsSecretsKey) })
+  ).pipe(Layer.provide(CallerBudget.layer(settings.decisionsCallerRequestsPerMinute)))
 }
 
 /**
  * Requires the task inbox use cases (`Tasks`), its IdempotencyStore, Transactions and Readiness. Errors in the
- * task inbox's own `{error}` shape.
+ * task inbox's own `{error}` shape. `web`: how people sign in on the web (through the hub).
  */
-export const tasksRoutes = (settings: ServiceSettings) =>
+export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
   serviceRoutes({
     api: TasksApi,
-    handlers: Layer.merge(
+    handlers: Layer.mergeAll(
       TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
-      TasksHandlers
+      TasksHandlers,
+      TasksSignInHandlers(web)
     ),
     errors: { dialect: "hub", maxBodyBytes: 64 * kib, render: tasksRenderer }
   }).pipe(
     Layer.provide(
       Layer.mergeAll(
         TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production }),
-        TasksApiAuthLayer,
+        TasksApiAuthLayer({ publicUrl: web.publicUrl }),
         TasksSessionAuthLayer,
         IdempotencyLayers({
           dialect: "hub",
@@ -161,9 +197,32 @@ export const tasksRoutes = (settings: ServiceSettings) =>
           render: tasksIdempotencyRender
         })
       )
-    )
+    ),
+    // The task inbox's own web app, at `/`.
+    Layer.merge(webApp(settings, "tasks"))
   )
 
 /** The task inbox answers a reused Idempotency-Key as its other conflicts: 409 with `{error}`. */
 const tasksIdempotencyRender: ErrorRenderer = (request, failure) =>
   failure.code === "CONFLICT" ? tasksError(409, failure.message ?? "Conflict") : tasksRenderer(request, failure)
+
+/** OpenID Connect at the hub: as the first-party apps' provider, and as a client of the organisation's one. */
+export interface HubOpenIdSettings {
+  /** Unset (no signing key, or no secrets key, in production): the provider's routes answer 501. */
+  readonly provider: OpenIdProviderOptions | undefined
+  /** Unset (HUB_OIDC_* incomplete): `/auth/oidc` answers 501. */
+  readonly signIn: OidcSignInOptions | undefined
+}
+
+/**
+ * The hub's OpenID routes. `personOf` and `startSession` come from the hub's sessions. Requires the
+ * Directory and the SQL client (the provider's artifacts).
+ */
+export const hubOpenIdRoutes = <R1, R2>(
+  settings: HubOpenIdSettings,
+  people: { readonly personOf: HubPersonOf<R1>; readonly startSession: StartHubSession<R2> }
+) =>
+  Layer.merge(
+    openIdProviderRoutes(settings.provider, people.personOf),
+    oidcSignInRoutes(settings.signIn, people.startSession)
+  )

@@ -57,7 +57,7 @@ export const loadDemoData = Effect.gen(function* () {
         accountManager: [manager.id]
       })
     const website = yield* project("Acme Website Relaunch", acme, alice, "Active", -30)
-    const portal = yield* project("Acme Customer Portal", acme, alice, "Planning", 10)
+    yield* project("Acme Customer Portal", acme, alice, "Planning", 10)
     const migration = yield* project("Globex Data Migration", globex, bob, "Active", -60)
 
     for (const [p, name, status, description] of [

@@ -1,17 +1,29 @@
-import { Effect, Layer, Option, Redacted, Result, Schedule } from "effect"
-import { HubEventPublisherHttp } from "../../adapters/http/HubEventPublisherHttp.ts"
+import { Effect, Layer, Option, Redacted, Result } from "effect"
+import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
-import { TaskEventOutboxSql } from "../../adapters/sql/tasks/TaskEventOutboxSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
-import { EventRelay } from "../../core/tasks/EventRelay.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { ServerConfig } from "./Config.ts"
+import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
 
-/** The task inbox's data in its own Postgres schema, `tasks` (records, API keys, sessions, event outbox). */
-export const TasksDataSql = Layer.mergeAll(RecordStoreSql, TaskApiKeyStoreSql, SessionStoreSql, TaskEventOutboxSql)
+/** The task inbox's event outbox, `tasks.outbox`. */
+export const TasksOutboxSql = ProducerOutboxSql({ schema: "tasks", table: "outbox" })
+
+/**
+ * The task inbox's data in its own Postgres schema, `tasks` (records, API keys, sessions, event outbox),
+ * and its units of work: a task's change and the event it implies commit together.
+ */
+export const TasksDataSql = Layer.mergeAll(
+  RecordStoreSql,
+  TaskApiKeyStoreSql,
+  SessionStoreSql,
+  TasksOutboxSql,
+  TransactionsSql
+)
 
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
@@ -30,31 +42,16 @@ export const TasksSql = (options: { readonly publicUrl: string; readonly machine
     })
   ).pipe(Layer.provideMerge(Layer.merge(TasksDataSql, IdGeneratorUlid)))
 
-/**
- * Relays the task inbox's event outbox to the hub every `pollMillis` (document 3: a delegation notifies the
- * new assignee through the hub's feed). Events are claimed with leases in the database, so several servers
- * may relay side by side. Without a signing key nothing is sent (the hub would refuse it): the events wait
- * in the outbox, nothing is lost, and they go out once the key is configured.
- */
+/** Relays the task inbox's event outbox to the hub, signed with TASKS_SIGNING_KEY. */
 export const TasksEventRelay = (options: {
   readonly hubUrl: string
   readonly signingKey: Redacted.Redacted<string> | undefined
   readonly pollMillis: number
+  readonly leaseMillis?: number | undefined
 }) =>
-  options.signingKey === undefined
-    ? Layer.effectDiscard(
-        Effect.logWarning("TASKS_SIGNING_KEY is not set: task events wait in the outbox and are not sent to the hub.")
-      )
-    : Layer.effectDiscard(
-        Effect.gen(function* () {
-          const relay = yield* EventRelay
-          yield* relay.relayDue().pipe(
-            Effect.catchCause((cause) => Effect.logWarning("task event relay failed; retrying", cause)),
-            Effect.repeat(Schedule.spaced(options.pollMillis)),
-            Effect.forkScoped
-          )
-        })
-      ).pipe(
-        Layer.provide(EventRelay.layer()),
-        Layer.provide(HubEventPublisherHttp({ hubUrl: options.hubUrl, signingKey: options.signingKey }))
-      )
+  ProducerRelayWorker({
+    service: "tasks",
+    keySetting: "TASKS_SIGNING_KEY",
+    notificationType: "tasks.notification.created",
+    ...options
+  })

@@ -1,7 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Logger, Option, References, Redacted, Runtime } from "effect"
 import { presentSecrets, ServerConfig } from "./Config.ts"
-import { resolveSecrets } from "./DevSecrets.ts"
+import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
 import { makeServer } from "./Server.ts"
 
@@ -25,11 +25,31 @@ const serve = (config: ServerConfig) =>
         ? "database: the Postgres server of DATABASE_URL"
         : `database: embedded, kept under ${config.dataDir}`
     )
-    return yield* Layer.launch(makeServer({ config, secrets: resolved.secrets, decisionsData: DecisionsDataSql }))
+    const oidcSigningKey = yield* resolveOidcSigningKey({
+      production,
+      dataDir: config.dataDir,
+      fromEnvironment: Option.getOrUndefined(config.hubOidcSigningKey)
+    })
+    if (oidcSigningKey === undefined) {
+      yield* Effect.logWarning("HUB_OIDC_SIGNING_KEY is not set: the hub's OpenID provider is off (501)")
+    }
+    return yield* Layer.launch(
+      makeServer({ config, secrets: resolved.secrets, decisionsData: DecisionsDataSql, oidcSigningKey })
+    ).pipe(Effect.catchTag("DataDirInUse", (error) => refuseStart(error.message)))
   }).pipe(
     Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : Logger.consoleJson])),
     Effect.provideService(References.MinimumLogLevel, config.logLevel)
   )
+
+/** A start that cannot go on: the reason on stderr, a non-zero exit. */
+const refuseStart = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`${message}\n`)
+    process.exitCode = 1
+  })
+
+// Files this process creates (the embedded database, development secrets) are this account's only.
+process.umask(0o077)
 
 const main = Effect.gen(function* () {
   const config = yield* Effect.result(

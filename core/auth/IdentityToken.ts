@@ -95,10 +95,10 @@ const optionalString = (payload: Record<string, unknown>, claim: string): string
 }
 
 /**
- * Verifies an AUTH-4 token (document 1, "Authentication"): HS256 only (`none`, other HMAC sizes and every
+ * Verifies an AUTH-4 token: HS256 only (`none`, other HMAC sizes and every
  * asymmetric algorithm are refused, by jose's `algorithms` and by our own look at the header), no `crit`
  * extension at all, the issuer and audience checked (`aud` a string or an array holding ours), not expired
- * at `nowSeconds`, `iat` and `exp` present with `0 < exp - iat <= 300` (document 1, "Limits") and `iat`
+ * at `nowSeconds`, `iat` and `exp` present with `0 < exp - iat <= 300` and `iat`
  * not in the future, `sub` an email (returned normalised), `companyId` if present a non-empty string. jose
  * compares the signature in constant time. Every failure is the same Unauthorized, whatever the reason.
  */

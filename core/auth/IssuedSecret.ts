@@ -25,7 +25,7 @@ const sha256Hex = /^[0-9a-f]{64}$/
 export const hashSecret = (plaintext: string): string => createHash("sha256").update(plaintext, "utf8").digest("hex")
 
 /**
- * A new secret: `prefix` taken as is, separator included (`"dcd_"` gives `dcd_<random>`, as document 2
+ * A new secret: `prefix` taken as is, separator included (`"dcd_"` gives `dcd_<random>`, as the decisions contract
  * writes caller keys), then 32 bytes of CSPRNG randomness in base64url (43 characters). `random` is there
  * for tests; it must return `n` bytes.
  */

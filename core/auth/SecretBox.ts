@@ -15,9 +15,13 @@ export const seal = (secret: string, plaintext: string): string => {
   return `v1.${iv.toString("base64url")}.${body.toString("base64url")}`
 }
 
+const canonical = (part: string): boolean => Buffer.from(part, "base64url").toString("base64url") === part
+
 export const open = (secret: string, sealed: string): string | undefined => {
   const [version, iv, body] = sealed.split(".")
   if (version !== "v1" || iv === undefined || body === undefined) return undefined
+  // Only the spelling `seal` writes: base64url decoding skips stray characters, so `…x` would open as `…`.
+  if (!canonical(iv) || !canonical(body)) return undefined
   try {
     const bytes = Buffer.from(body, "base64url")
     if (bytes.length < 16) return undefined

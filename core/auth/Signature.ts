@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { Hub } from "../kernel/Limits.ts"
 
 /**
- * The platform's HMAC signature, shared by three planes (document 1, "Authentication"; document 2,
+ * The platform's HMAC signature, shared by three planes (the platform contract, "Authentication"; the decisions contract,
  * "Events"): AUTH-2 signs `<timestamp>.<raw body>`, AUTH-6 `<timestamp>.<raw query string>`, and the
  * decisions webhooks `<X-Decisions-Timestamp>.<raw body>`. The header value is `v1=<hex HMAC-SHA256>`,
  * the timestamp unix seconds. The payload is signed as the raw bytes received (a string as UTF-8).
@@ -28,7 +28,7 @@ const maxHeaderLength = 1024
 
 /**
  * True only for a well-formed signature by `secret` over `<timestamp>.<payload>`, with the timestamp (unix
- * seconds, the header exactly as received) within `skewSeconds` (default 300, document 1 "Limits") of
+ * seconds, the header exactly as received) within `skewSeconds` (default 300) of
  * `nowSeconds` in either direction. Every failure is the same `false`, so a caller learns nothing about
  * which part was wrong. A header may carry several signatures separated by spaces or commas (key
  * rotation); one match is enough, and every candidate is compared in full, in constant time.

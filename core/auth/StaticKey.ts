@@ -8,7 +8,7 @@ const sha256 = (value: string) => createHash("sha256").update(value, "utf8").dig
 export const constantTimeEqual = (a: string, b: string): boolean => timingSafeEqual(sha256(a), sha256(b))
 
 /**
- * AUTH-1, a static transport key (document 1, "Authentication": "Fail-closed: production answers 503 when
+ * AUTH-1, a static transport key (the platform contract, "Authentication": "Fail-closed: production answers 503 when
  * the key is unset"). An unset or empty key is `NotConfigured` in production (the HTTP layer answers 503)
  * and `Unauthorized` elsewhere: outside production a missing key is a local setup, not an outage, but the
  * route still never opens. A missing or empty presented key is `Unauthorized`.

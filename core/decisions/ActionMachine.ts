@@ -4,7 +4,7 @@ import { safeMessage } from "../kernel/SafeMessage.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 
 /**
- * Record actions (document 2, "DecisionActionView"), one per template option that carries one. The
+ * Record actions, one per template option that carries one. The
  * statuses' transitions are "not shown" in the document; ours, as a pure and total machine:
  *
  *   armed ──resolved with its option──▶ queued ──succeeded──▶ succeeded

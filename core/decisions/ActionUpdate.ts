@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import type { Decision } from "./Decision.ts"
 import type { DecisionAction } from "./DecisionAction.ts"
+import type { DecisionNotifier } from "./DecisionNotifications.ts"
 import type { DecisionSignals } from "./DecisionSignals.ts"
 import type { DecisionStore } from "./DecisionStore.ts"
 
@@ -10,13 +11,15 @@ const maxAttempts = 8
 
 /**
  * Changes one record action of a decision with optimistic concurrency, retrying when another write got
- * there first, and wakes the decision's readers. `change` sees the action, its decision as stored and the
+ * there first, and wakes the decision's readers. The save and the notifications it implies (a dead-lettered
+ * action tells the organization's admins) are one unit of work through `notify`. `change` sees the action, its decision as stored and the
  * time; it answers the action's next state, or undefined to leave it alone. Answers the saved decision and
  * action, or undefined when the decision or action is missing (or `change` declined).
  */
 export const updateAction = Effect.fnUntraced(function* <E, R>(
   store: DecisionStore["Service"],
   signals: DecisionSignals["Service"],
+  notify: DecisionNotifier,
   target: { readonly organizationId: string; readonly decisionId: string; readonly actionId: string },
   change: (action: DecisionAction, decision: Decision, nowMs: number) => Effect.Effect<DecisionAction | undefined, E, R>
 ) {
@@ -33,7 +36,7 @@ export const updateAction = Effect.fnUntraced(function* <E, R>(
       updatedAt: isoAt(Math.max(now, epochMs(stored.updatedAt))),
       version: stored.version + 1
     }
-    if (yield* store.save(saved, stored.version)) {
+    if (yield* notify(stored, saved, store.save(saved, stored.version))) {
       yield* signals.signal(target.decisionId)
       return { decision: saved, action: next }
     }

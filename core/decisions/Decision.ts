@@ -4,7 +4,7 @@ import { Decisions as L } from "../kernel/Limits.ts"
 import { IsoDateTime } from "../kernel/Timestamp.ts"
 import { DecisionAction } from "./DecisionAction.ts"
 
-/** Document 2, "Resources and their fields". */
+/** */
 export const DecisionStatus = Schema.Literals(["pending", "needs_info", "resolved", "expired", "cancelled"])
 export type DecisionStatus = typeof DecisionStatus.Type
 
@@ -63,7 +63,7 @@ export const DecisionCreate = Schema.Struct({
   title: bounded(1, L.titleMax),
   roleSlug: Slug,
   options: Schema.Array(DecisionOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax)),
-  // Document 2: markdown over 32,768 characters is "payload too large" (413), not a validation error, so
+  // Markdown over 32,768 characters is "payload too large" (413), not a validation error, so
   // the bound is checked by the use case rather than here.
   body: Schema.optionalKey(
     Schema.String.annotate({ description: `Markdown, at most ${L.bodyMax} characters (longer is 413)` })

@@ -3,7 +3,7 @@ import { epochMs } from "../kernel/Timestamp.ts"
 import { ActionStatus } from "./ActionMachine.ts"
 
 /**
- * Document 2, "DecisionActionView": what a decision shows of its record actions. Field names, never
+ * What a decision shows of its record actions. Field names, never
  * values: the target record and the values written stay inside the service.
  */
 export const DecisionActionView = Schema.Struct({
@@ -19,6 +19,14 @@ export const DecisionActionView = Schema.Struct({
   nextAttemptAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "DecisionActionView" })
 export type DecisionActionView = typeof DecisionActionView.Type
+
+/**
+ * The record store's ids: `rec`, `app` and `tbl` followed by 14 letters or digits. Nothing else may become a
+ * segment of a record store path: a `.` or `..` would move the request to another resource.
+ */
+export const isRecordId = (id: string): boolean => /^rec[a-zA-Z0-9]{14}$/.test(id)
+export const isBaseId = (id: string): boolean => /^app[a-zA-Z0-9]{14}$/.test(id)
+export const isTableId = (id: string): boolean => /^tbl[a-zA-Z0-9]{14}$/.test(id)
 
 /**
  * The record a `record_update` action writes: params are filled in when the template is raised;

@@ -4,7 +4,7 @@ import { stepAction } from "./ActionMachine.ts"
 import { expiryActor, isOpen, type AssignmentChange, type Decision, type DecisionStatus } from "./Decision.ts"
 
 /**
- * The decision state machine (document 2, "States and transitions"), pure and total:
+ * The decision state machine, pure and total:
  * `step(decision, command, now)` answers the next decision and what the change implies, or a refusal.
  *
  * Expiry is applied before any command (`settle`): a decision past `expiresAt` is never open, whoever
@@ -31,7 +31,7 @@ export type Command =
   | { readonly _tag: "Cancel" }
   | { readonly _tag: "Expire" }
 
-/** What a transition implies beyond the new state: webhooks (issue 4) and record actions. */
+/** What a transition implies beyond the new state: webhooks and record actions. */
 export type Consequence =
   | { readonly _tag: "StatusChanged"; readonly from: DecisionStatus; readonly to: DecisionStatus }
   | { readonly _tag: "OptionApplied"; readonly optionId: string }
@@ -71,7 +71,7 @@ const expire = (decision: Decision): Transition => {
 }
 
 /**
- * When a decision closes, each of its record actions is triggered (document 2: "a template action attached
+ * When a decision closes, each of its record actions is triggered (the decisions contract: "a template action attached
  * to the option is triggered"): the action of the applied option (chosen, or the default on expiry) is
  * queued, every other one is not_triggered. It happens in the same step as the resolution, so the two are
  * stored together.
@@ -128,7 +128,7 @@ const move = (current: Decision, command: Command, nowMs: number): Result.Result
   }
   const decision = settled.decision
   if (!isOpen(decision.status)) return refuse(decision, command)
-  // Document 2 dates everything a decider does; `updatedAt` never moves backwards.
+  // The decisions contract dates everything a decider does; `updatedAt` never moves backwards.
   const at = isoAt(Math.max(nowMs, epochMs(decision.updatedAt)))
 
   switch (command._tag) {

@@ -2,7 +2,7 @@ import { Context, Effect } from "effect"
 import type { Decision, DecisionStatus } from "./Decision.ts"
 import type { WebhookDelivery } from "./WebhookOutbox.ts"
 
-/** Which decisions of one organization a list shows (document 2, workspace `scope`, caller list). */
+/** Which decisions of one organization a list shows. */
 export type DecisionScope =
   | { readonly _tag: "All" }
   /** What a user may act on: decisions routed to a role they hold, or assigned to them directly. */

@@ -3,7 +3,7 @@ import { actionView } from "./DecisionAction.ts"
 import type { Routing } from "./Routing.ts"
 
 /**
- * A decision as the contract shows it (document 2, "Decision (response)"): without the internal version,
+ * A decision as the contract shows it (Without the internal version,
  * with `routing` where the answer carries it, and with `actions` as DecisionActionViews (names, never
  * values) on the answers that carry them (detail, choose, decline, route, retry; webhook bodies).
  */

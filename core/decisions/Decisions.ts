@@ -15,6 +15,7 @@ import { publicDecision } from "./DecisionView.ts"
 import type { WebhookDelivery } from "./WebhookOutbox.ts"
 import { webhookStatuses } from "./WebhookDelivery.ts"
 import { WebhookStore } from "./WebhookStore.ts"
+import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
@@ -104,9 +105,10 @@ const make = Effect.gen(function* () {
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
   const webhooks = yield* WebhookStore
+  const notify = yield* makeDecisionNotifier
 
   /**
-   * The webhook deliveries a change implies (document 2, "Events"): one per active endpoint of the
+   * The webhook deliveries a change implies: one per active endpoint of the
    * organization when the decision moves to needs_info, resolved, expired or cancelled. They are saved
    * with the change, in one transaction.
    */
@@ -182,7 +184,9 @@ const make = Effect.gen(function* () {
       const cmd = yield* command(settle(stored, now).decision)
       const result = step(stored, cmd, now)
       if (Result.isFailure(result)) return yield* refusalToError(result.failure)
-      if (yield* decisions.save(result.success.decision, stored.version, yield* deliveriesFor(result.success))) {
+      const next = result.success.decision
+      const deliveries = yield* deliveriesFor(result.success)
+      if (yield* notify(stored, next, decisions.save(next, stored.version, deliveries))) {
         yield* signals.signal(id)
         return result.success.decision
       }
@@ -191,7 +195,7 @@ const make = Effect.gen(function* () {
   })
 
   /**
-   * Creates a decision. `actions` are the record actions of a raised template's options (document 2,
+   * Creates a decision. `actions` are the record actions of a raised template's options (the decisions contract,
    * "TemplateActionConfig"); each starts `armed`.
    */
   const create = Effect.fn("Decisions.create")(function* (
@@ -199,7 +203,7 @@ const make = Effect.gen(function* () {
     input: DecisionCreate,
     actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }> = []
   ) {
-    // Document 2: "body too large (markdown over 32 KiB)" is its own answer, not a validation error.
+    // The decisions contract: "body too large (markdown over 32 KiB)" is its own answer, not a validation error.
     if (input.body !== undefined && input.body.length > L.bodyMax) {
       return yield* new PayloadTooLarge({ limitBytes: L.bodyMax })
     }
@@ -262,7 +266,7 @@ const make = Effect.gen(function* () {
       updatedAt: at,
       version: 0
     }
-    yield* decisions.insert(decision)
+    yield* notify(undefined, decision, Effect.as(decisions.insert(decision), true))
     return yield* viewWithRole(decision, role)
   })
 
@@ -441,13 +445,14 @@ const make = Effect.gen(function* () {
   })
 
   /**
-   * Re-queues a dead-lettered record action (issue 4). Those who may act on the decision, and org admins,
+   * Re-queues a dead-lettered record action. Those who may act on the decision, and org admins,
    * may retry; any other status is `invalid_transition`. An unknown action is NotFound.
    */
   const retryAction = Effect.fn("Decisions.retryAction")(function* (user: WorkspaceUser, id: string, actionId: string) {
     const updated = yield* updateAction(
       decisions,
       signals,
+      notify,
       { organizationId: user.organizationId, decisionId: id, actionId },
       (action, decision, now) =>
         Effect.gen(function* () {

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { ActionStatus } from "./ActionMachine.ts"
 import { DecisionStatus } from "./Decision.ts"
 
-/** Document 2, "Errors": the service's own codes. */
+/** The service's own codes. */
 export class UnknownRole extends Schema.TaggedError<UnknownRole>()("UnknownRole", {
   validRoles: Schema.Array(Schema.String)
 }) {}

@@ -5,6 +5,7 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { defaultRetryPolicy, stepAction, type ActionEvent, type RetryPolicy } from "./ActionMachine.ts"
 import { updateAction } from "./ActionUpdate.ts"
 import { actionDueAt, type DecisionAction } from "./DecisionAction.ts"
+import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore } from "./DecisionStore.ts"
 import { requireAdmin, type WorkspaceUser } from "./Decisions.ts"
@@ -28,7 +29,7 @@ export interface RecordStoreStatus {
 }
 
 /**
- * The record-action worker and the record-store credentials (issue 4). A queued action is claimed with a
+ * The record-action worker and the record-store credentials. A queued action is claimed with a
  * lease (an optimistic save, so two workers never both run it), performed through the RecordUpdater
  * port, and its outcome goes through the pure action machine. An action without credentials waits for
  * setup until an admin sets them.
@@ -45,6 +46,7 @@ const make = (config: RecordActionsConfig) =>
     const credentials = yield* RecordStoreCredentials
     const updater = yield* RecordUpdater
     const signals = yield* DecisionSignals
+    const notify = yield* makeDecisionNotifier
     const policy = config.retryPolicy ?? defaultRetryPolicy
     const leaseMs = config.leaseMs ?? 5 * 60 * 1000
 
@@ -53,7 +55,10 @@ const make = (config: RecordActionsConfig) =>
       decisionId: string,
       actionId: string,
       change: (action: DecisionAction, nowMs: number) => Effect.Effect<DecisionAction | undefined>
-    ) => updateAction(store, signals, { organizationId, decisionId, actionId }, (action, _, now) => change(action, now))
+    ) =>
+      updateAction(store, signals, notify, { organizationId, decisionId, actionId }, (action, _, now) =>
+        change(action, now)
+      )
 
     const withoutLease = ({ leaseUntil: _lease, ...action }: DecisionAction): DecisionAction => action
 
@@ -148,5 +153,15 @@ const make = (config: RecordActionsConfig) =>
       ) satisfies RecordStoreStatus
     })
 
-    return { runDue, setCredentials, credentialsStatus }
+    /**
+     * Removes the organization's record-store token. Actions queued after this find no token and wait for
+     * setup (the action machine's NoCredentials step) until a token is set again.
+     */
+    const clearCredentials = Effect.fn("RecordActions.clearCredentials")(function* (user: WorkspaceUser) {
+      yield* requireAdmin(user)
+      yield* credentials.remove(user.organizationId)
+      return { configured: false } satisfies RecordStoreStatus
+    })
+
+    return { runDue, setCredentials, credentialsStatus, clearCredentials }
   })

@@ -8,11 +8,13 @@ export interface StoredRecordStoreCredentials {
   readonly updatedAt: string
 }
 
-/** One set of record-store credentials per organization; `put` replaces the previous one. */
+/** One set of record-store credentials per organization; `put` replaces the previous one, `remove` forgets it. */
 export class RecordStoreCredentials extends Context.Service<
   RecordStoreCredentials,
   {
     readonly put: (credentials: StoredRecordStoreCredentials) => Effect.Effect<void>
     readonly get: (organizationId: string) => Effect.Effect<StoredRecordStoreCredentials | undefined>
+    /** Answers whether there was a set to remove. */
+    readonly remove: (organizationId: string) => Effect.Effect<boolean>
   }
 >()("core/decisions/RecordStoreCredentials") {}

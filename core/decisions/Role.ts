@@ -3,7 +3,7 @@ import { Email } from "../kernel/Email.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { Slug } from "./Decision.ts"
 
-/** Document 2, "Role", "RoleCreate", "Assignment". */
+/** The decisions contract, "Role", "RoleCreate", "Assignment". */
 export const Role = Schema.Struct({
   id: Schema.String,
   slug: Schema.String,

@@ -2,7 +2,7 @@ import { emailsEqual } from "../kernel/Email.ts"
 import { isOpen, type Decision } from "./Decision.ts"
 import type { Role } from "./Role.ts"
 
-/** Document 2, "DecisionRouting": computed live from the role as it is now, never stored. */
+/** Computed live from the role as it is now, never stored. */
 export interface Routing {
   readonly assigneeCount: number
   readonly unrouted: boolean

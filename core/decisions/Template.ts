@@ -1,9 +1,9 @@
 import { Result, Schema } from "effect"
 import { Decisions as L } from "../kernel/Limits.ts"
-import type { RecordTarget } from "./DecisionAction.ts"
+import { isRecordId, type RecordTarget } from "./DecisionAction.ts"
 import { Slug, Urgency, type DecisionCreate, type Fact } from "./Decision.ts"
 
-/** Document 2, "Templates". */
+/** */
 const ParamKey = Schema.String.check(
   Schema.isMaxLength(L.templateParamKeyMax),
   Schema.isPattern(/^[a-zA-Z][a-zA-Z0-9-]*$/, { description: "a letter, then letters, digits or -" })
@@ -85,10 +85,12 @@ export const placeholdersOf = (text: string): ReadonlyArray<string> => [
   ...new Set([...text.matchAll(placeholder)].map((m) => m[1]!))
 ]
 
-export interface MissingParams {
-  readonly _tag: "MissingParams"
+export interface ParamProblems {
+  readonly _tag: "ParamProblems"
   /** Each placeholder with no param, with the template field that uses it. */
   readonly missing: ReadonlyArray<{ readonly field: string; readonly param: string }>
+  /** Each param whose value cannot serve its use: a record id that is not one of the record store. */
+  readonly invalid: ReadonlyArray<{ readonly param: string; readonly message: string }>
 }
 
 /** Fills `{{param}}` placeholders; `extra` values (e.g. resolvedBy) are available too. */
@@ -105,22 +107,25 @@ export interface Raised {
 export const resolutionPlaceholders = ["resolvedBy", "resolvedAt"] as const
 
 /**
- * Raising a template (document 2): title and body are filled from the params, every param becomes a
+ * Raising a template: title and body are filled from the params, every param becomes a
  * fact, and a placeholder with no param is refused naming it. The decision's options keep the template
  * option ids; an option's action gets its record id and params now, `{{resolvedBy}}` and `{{resolvedAt}}`
  * when it runs.
  */
-export const raise = (template: Template, params: TemplateParams): Result.Result<Raised, MissingParams> => {
+export const raise = (template: Template, params: TemplateParams): Result.Result<Raised, ParamProblems> => {
   const missing = [
     ...placeholdersOf(template.titleTemplate).map((param) => ({ field: "titleTemplate", param })),
     ...placeholdersOf(template.bodyTemplate ?? "").map((param) => ({ field: "bodyTemplate", param }))
   ].filter(({ param }) => !Object.hasOwn(params, param))
+  const invalid: Array<{ param: string; message: string }> = []
   for (const option of template.options) {
     const action = option.action
     if (action === undefined) continue
     const recordParam = action.recordIdParam ?? "recordId"
     if (!Object.hasOwn(params, recordParam))
       missing.push({ field: `options.${option.position}.action.recordIdParam`, param: recordParam })
+    else if (!isRecordId(params[recordParam]!) && !invalid.some((entry) => entry.param === recordParam))
+      invalid.push({ param: recordParam, message: "must be a record id: rec followed by 14 letters or digits" })
     for (const [field, value] of Object.entries(action.fields)) {
       for (const param of placeholdersOf(value)) {
         if (!(resolutionPlaceholders as ReadonlyArray<string>).includes(param) && !Object.hasOwn(params, param)) {
@@ -129,7 +134,7 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
       }
     }
   }
-  if (missing.length > 0) return Result.fail({ _tag: "MissingParams", missing })
+  if (missing.length > 0 || invalid.length > 0) return Result.fail({ _tag: "ParamProblems", missing, invalid })
   const facts: Array<Fact> = Object.entries(params).map(([label, value]) => ({ label, value }))
   const body = template.bodyTemplate === undefined ? undefined : fill(template.bodyTemplate, params)
   const decision: DecisionCreate = {

@@ -10,7 +10,7 @@ import { RoleStore } from "./RoleStore.ts"
 import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
 import { TemplateStore } from "./TemplateStore.ts"
 
-/** Document 2, "TemplateUpdate": at least one property; `slug` never changes; `options` replaces the list. */
+/** At least one property; `slug` never changes; `options` replaces the list. */
 export const TemplateUpdate = Schema.Struct({
   slug: Schema.optionalKey(Schema.String),
   name: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.templateNameMax))),
@@ -125,7 +125,7 @@ const make = Effect.gen(function* () {
     return next
   })
 
-  /** Raising creates a decision (document 2): an unknown or archived template is `unknown_template`. */
+  /** Raising creates a decision: an unknown or archived template is `unknown_template`. */
   const raiseTemplate = Effect.fn("Templates.raise")(function* (
     caller: CallerIdentity,
     slug: string,
@@ -141,11 +141,17 @@ const make = Effect.gen(function* () {
     const input = raise(template, params)
     if (Result.isFailure(input)) {
       return yield* new ValidationError({
-        message: "The template needs params it was not given.",
-        details: input.failure.missing.map(({ field, param }) => ({
-          field: `params.${param}`,
-          message: `is used by ${field} but was not given`
-        }))
+        message:
+          input.failure.missing.length > 0
+            ? "The template needs params it was not given."
+            : "A param of the template is not what its use needs.",
+        details: [
+          ...input.failure.missing.map(({ field, param }) => ({
+            field: `params.${param}`,
+            message: `is used by ${field} but was not given`
+          })),
+          ...input.failure.invalid.map(({ param, message }) => ({ field: `params.${param}`, message }))
+        ]
       })
     }
     return yield* decisions.create(caller, input.success.decision, input.success.actions)

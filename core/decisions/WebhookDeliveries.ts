@@ -23,7 +23,7 @@ export interface WebhookDeliveriesConfig {
 export type DeliveryView = Omit<WebhookDelivery, "organizationId" | "payload">
 
 /**
- * Sends the outbox (issue 4): claims due deliveries with a lease, signs each afresh, posts it through the
+ * Sends the outbox: claims due deliveries with a lease, signs each afresh, posts it through the
  * WebhookSender port, and records the outcome (core/decisions/WebhookDelivery.ts `attemptOutcome`). A
  * disabled or deleted endpoint's deliveries are skipped. A delivery is sent at least once: a worker that
  * dies mid-send leaves it to be claimed again when its lease passes; receivers dedupe on its id.

@@ -6,10 +6,10 @@ import type { DecisionStatus } from "./Decision.ts"
 import type { DeliveryResult } from "./WebhookOutbox.ts"
 import type { WebhookAnswer, WebhookSendFailed } from "./WebhookSender.ts"
 
-/** Document 2, "Events": the moves that send a webhook. */
+/** The moves that send a webhook. */
 export const webhookStatuses: ReadonlyArray<DecisionStatus> = ["needs_info", "resolved", "expired", "cancelled"]
 
-/** Seconds before each retry: from 60 s up to 12 h (document 1, Events 4), the last step repeated no more. */
+/** Seconds before each retry: from 60 s up to 12 h, the last step repeated no more. */
 export const defaultRetrySchedule: ReadonlyArray<number> = [60, 300, 1800, 7200, 21600, 43200]
 
 export const maxRetryDelaySeconds = 12 * 60 * 60
@@ -47,7 +47,7 @@ export interface AttemptContext {
 const shortError = (text: string) => text.slice(0, 200)
 
 /**
- * What one attempt comes to (issue 4): 2xx is delivered; 4xx other than 408 and 429 is permanent; 408,
+ * What one attempt comes to: 2xx is delivered; 4xx other than 408 and 429 is permanent; 408,
  * 429, 5xx, timeouts and network failures retry after the schedule's next delay (jittered, never less than
  * `Retry-After`, never over 12 hours) until the schedule runs out. An address the delivery may not reach
  * is permanent.

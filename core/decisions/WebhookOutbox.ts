@@ -5,7 +5,7 @@ export type DeliveryStatus = "pending" | "delivered" | "failed" | "skipped"
 
 /**
  * One signed webhook delivery, written to the outbox in the same transaction as the decision change it
- * reports (issue 4). `id` is the receiver's dedupe key (`webhook-id`, the body's `id`); `payload` is the
+ * reports. `id` is the receiver's dedupe key (`webhook-id`, the body's `id`); `payload` is the
  * raw body, fixed at the change; the signature is made afresh at every attempt.
  */
 export interface WebhookDelivery {

@@ -1,6 +1,6 @@
 import { Context, Effect, Schema } from "effect"
 
-/** Document 2, "WebhookEndpoint". The signing secret is shown once, on creation, and kept sealed. */
+/** The signing secret is shown once, on creation, and kept sealed. */
 export const WebhookEndpoint = Schema.Struct({
   id: Schema.String,
   url: Schema.String,

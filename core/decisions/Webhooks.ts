@@ -5,7 +5,7 @@ import { NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
-import { checkWebhookUrl } from "./WebhookUrl.ts"
+import { checkWebhookUrl } from "../kernel/WebhookUrl.ts"
 import { WebhookStore, type StoredWebhook, type WebhookEndpoint } from "./WebhookStore.ts"
 
 export interface WebhooksConfig {
@@ -23,7 +23,7 @@ const show = ({ organizationId: _org, sealedSecret: _secret, ...endpoint }: Stor
  */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`
 
-/** Webhook endpoints (document 2): callers register them; org admins list and disable them. */
+/** Webhook endpoints: callers register them; org admins list and disable them. */
 export class Webhooks extends Context.Service<Webhooks, Effect.Success<ReturnType<typeof make>>>()(
   "core/decisions/Webhooks"
 ) {

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 
 /**
- * One entry of the event catalog (document 1, "EventCatalogEntry"): a type, the producer service the catalog
+ * One entry of the event catalog: a type, the producer service the catalog
  * assigns it to, whether it is a notification, and the JSON Schema its `data` must satisfy. `version` is
  * bumped by every upsert, so compiled validators are cached per type and version.
  */

@@ -1,45 +1,36 @@
-import { Context, type Effect } from "effect"
-import type { ChannelName } from "./Directory.ts"
-import type { EmailBatch } from "./EmailQueue.ts"
-import type { Notification } from "./NotificationStore.ts"
+import { Context, Schema, type Effect } from "effect"
 
 /**
- * One port per notification channel (document 1, "Events" 3: bell, batched email, chat message, web push).
- * In this issue their adapters record what they would send (adapters/memory/hub/ChannelsRecording.ts).
- * A channel failure is the channel's to log: the feed entry is the record of the notification.
+ * A channel's peer did not take the message. `transient`: worth another attempt later (no answer, 429, 5xx,
+ * a mail server's 4xx). `permanent`: retrying cannot help (a 4xx, a refused recipient, a blocked address).
+ * `gone`: the push service says the subscription no longer exists (404, 410). `reason` is user-safe: it is
+ * what the delivery log shows, never a vendor's text or an address.
  */
-export class BellChannel extends Context.Service<
-  BellChannel,
-  { readonly send: (notification: Notification) => Effect.Effect<void> }
->()("core/hub/BellChannel") {}
+export class ChannelFailure extends Schema.TaggedError<ChannelFailure>()("ChannelFailure", {
+  kind: Schema.Literals(["transient", "permanent", "gone"]),
+  reason: Schema.String
+}) {}
 
+/** Posts a Slack-compatible incoming-webhook message, `{text}`, to the webhook's URL. */
 export class ChatChannel extends Context.Service<
   ChatChannel,
-  { readonly send: (notification: Notification) => Effect.Effect<void> }
+  { readonly post: (url: string, text: string) => Effect.Effect<void, ChannelFailure> }
 >()("core/hub/ChatChannel") {}
 
-export class PushChannel extends Context.Service<
-  PushChannel,
-  { readonly send: (notification: Notification) => Effect.Effect<void> }
->()("core/hub/PushChannel") {}
-
-/** One email per user per batch interval, with every notification that waited. */
-export class EmailChannel extends Context.Service<
-  EmailChannel,
-  { readonly send: (batch: EmailBatch) => Effect.Effect<void> }
->()("core/hub/EmailChannel") {}
-
-/** What a channel sent (or, with the recording adapters, would have sent) to one user. */
-export interface ChannelRecord {
-  readonly channel: ChannelName
-  readonly email: string
-  readonly notificationIds: ReadonlyArray<string>
-  readonly title: string
-  readonly at: string
+/** A browser's push subscription, as its Push API hands it over. */
+export interface PushTarget {
+  readonly endpoint: string
+  readonly keys: { readonly p256dh: string; readonly auth: string }
 }
 
-/** Reads what the channels recorded, for operators (`GET /api/v1/admin/users/{email}/notifications`). */
-export class ChannelRecordings extends Context.Service<
-  ChannelRecordings,
-  { readonly forUser: (email: string) => Effect.Effect<ReadonlyArray<ChannelRecord>> }
->()("core/hub/ChannelRecordings") {}
+/**
+ * Web push (the Web Push protocol, payload encrypted for the subscription, VAPID-signed). `publicKey` is
+ * the application server key browsers subscribe with; undefined when push is not configured.
+ */
+export class PushChannel extends Context.Service<
+  PushChannel,
+  {
+    readonly publicKey: string | undefined
+    readonly send: (target: PushTarget, payload: string) => Effect.Effect<void, ChannelFailure>
+  }
+>()("core/hub/PushChannel") {}

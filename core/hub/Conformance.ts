@@ -12,7 +12,7 @@ import { ServiceProbe, type ProbeAnswer, type ProbeFailed, type ProbeRequest } f
 import type { ConformanceCheck, ConformanceReport, RegisteredService } from "./ServiceStore.ts"
 
 /**
- * The hub's conformance check of a registered service (issue 6, item 2): document 1's uniform contract,
+ * The hub's conformance check of a registered service: the platform contract's uniform contract,
  * probed over HTTP and judged by pure functions, so the rules are testable without a network.
  */
 
@@ -39,7 +39,7 @@ export type ProbeAnswers = Readonly<Record<ProbeName, ProbeOutcome>>
 /** What the check needs to know of a service: where it lives and how it is called. */
 export type ProbeTarget = Pick<RegisteredService, "id" | "baseUrl" | "apiKeyHeader" | "resourcePath" | "firstParty">
 
-/** Document 1, "Manifest", self-serve shape (the first-party shape is core/kernel/Manifest.ts). */
+/** The platform contract, "Manifest", self-serve shape (the first-party shape is core/kernel/Manifest.ts). */
 export const SelfServeManifest = Schema.Struct({
   service: Schema.String,
   displayName: Schema.String,
@@ -103,14 +103,14 @@ const internals = [
 ]
 
 /**
- * Document 1, "Envelope": a message is user-safe text. Refuses stack frames, file paths, environment
+ * A message is user-safe text. Refuses stack frames, file paths, environment
  * variable names and vendor or product names (the kernel's guard, plus the names above), and the raw text
  * of an internal failure.
  */
 export const isSafeMessage = (message: string): boolean =>
   isUserSafe(message) && !productNames.test(message) && !internals.some((pattern) => pattern.test(message))
 
-/** A service-specific code (document 1 allows them): one word of letters, digits and underscores. */
+/** A service-specific code: one word of letters, digits and underscores. */
 const serviceCode = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
 
 const parseJson = (answer: ProbeAnswer): unknown => {
@@ -135,10 +135,10 @@ const noAnswer = (failed: ProbeFailed): string =>
 type ErrorBodyVerdict = { readonly ok: true } | { readonly ok: false; readonly why: string }
 
 /**
- * An error answer of document 1's contract: `{error: {code, message, details?}}`, the code one of the
+ * An error answer of the platform contract's contract: `{error: {code, message, details?}}`, the code one of the
  * taxonomy (with its status) or a service code, the message user-safe. Outside `/api/v1` a service may
- * keep its own documented `{error: <string>}` shape (document 1, "Errors", names such legacy routes;
- * document 3's task inbox uses it throughout), but its message must be just as safe.
+ * keep its own documented `{error: <string>}` shape (the platform contract, "Errors", names such legacy routes;
+ * the task inbox contract's task inbox uses it throughout), but its message must be just as safe.
  */
 const judgeErrorBody = (answer: ProbeAnswer, options: { readonly envelopeRequired: boolean }): ErrorBodyVerdict => {
   const body = parseJson(answer)
@@ -193,7 +193,7 @@ const expectRefusal = (
 
 const isStringOrAbsent = (value: unknown) => value === undefined || typeof value === "string"
 
-/** Document 1, "Health, version": VersionInfo, every field an optional string, the contract version `v1`. */
+/** VersionInfo, every field an optional string, the contract version `v1`. */
 const judgeVersion = (data: unknown): string | undefined => {
   if (!Predicate.isObject(data)) return "the version is not an object"
   const { service, contractVersion, build } = data as Record<string, unknown>
@@ -206,11 +206,12 @@ const judgeVersion = (data: unknown): string | undefined => {
 const judgeManifest =
   (serviceId: string) =>
   (data: unknown): string | undefined => {
-    if (!isManifest(data) && !isSelfServeManifest(data)) return "the manifest matches neither shape of document 1"
+    if (!isManifest(data) && !isSelfServeManifest(data))
+      return "the manifest matches neither shape of the platform contract"
     return data.service === serviceId ? undefined : "the manifest names another service"
   }
 
-/** Document 1 governs `/api/v1`; a resource route outside it follows the service's own documented errors. */
+/** The platform contract governs `/api/v1`; a resource route outside it follows the service's own documented errors. */
 const isUniformPath = (path: string) => path.startsWith("/api/v1/")
 
 /**
@@ -229,7 +230,7 @@ const judgeErrorBodies = (target: ProbeTarget, answers: ProbeAnswers): Conforman
   return wrong.length === 0 ? passed("errorBodies") : failed("errorBodies", wrong.join("; "))
 }
 
-/** The checks of document 1's uniform contract over the probes' outcomes. Pure. */
+/** The checks of the platform contract's uniform contract over the probes' outcomes. Pure. */
 export const evaluate = (target: ProbeTarget, answers: ProbeAnswers): ReadonlyArray<ConformanceCheck> => {
   const ready = answers.ready
   return [

@@ -1,7 +1,7 @@
 import { Result } from "effect"
 
 /**
- * The callers of the subject-context plane (document 1, `GET /api/v1/subject-context`: the
+ * The callers of the subject-context plane (The
  * `X-Workspace-Service-Id` enum). Each signs its requests (AUTH-6) with its own context key.
  */
 export const ContextCallers = ["error-monitoring", "schema-analysis", "tasks", "meeting-recaps"] as const

@@ -2,14 +2,14 @@ import { Context, type Effect } from "effect"
 import type { Tier } from "../kernel/Manifest.ts"
 
 /**
- * Identity and entitlements (document 1, "What the service does" 1): who a user is and what they are
+ * Identity and entitlements: who a user is and what they are
  * entitled to. The hub is the only place people sign in; every service learns about users from it.
  */
 
 export const OrgRoles = ["OWNER", "ADMIN", "MEMBER", "VIEWER"] as const
 export type OrgRole = (typeof OrgRoles)[number]
 
-/** A department or a role inside one (document 1, "SubjectContext": OrgUnitRef). */
+/** A department or a role inside one. */
 export interface OrgUnitRef {
   readonly id: string
   readonly slug: string
@@ -32,7 +32,7 @@ export const OrgStatuses = ["active", "archived", "merged", "deleted"] as const
 export type OrgStatus = (typeof OrgStatuses)[number]
 
 /**
- * Document 1, "States and transitions": when several apply, merged beats archived beats active. A deleted
+ * When several apply, merged beats archived beats active. A deleted
  * organization is deleted whatever else it was (its roster is empty).
  */
 export const orgStatus = (org: Organization): OrgStatus =>
@@ -68,7 +68,7 @@ export interface Membership {
   readonly createdAt: string
 }
 
-/** What an organization agreed to for one installed app (document 1, registry authorize "consents"). */
+/** What an organization agreed to for one installed app. */
 export interface Consents {
   /** The app may receive the organization's id (`companyId`). */
   readonly companyId: boolean
@@ -80,7 +80,7 @@ export interface Consents {
 
 /**
  * One app installed in one organization. `epoch` (unix seconds) is the last uninstall or re-consent: every
- * identity token issued at or before it is no longer good for that app (document 1, registry authorize).
+ * identity token issued at or before it is no longer good for that app.
  */
 export interface Installation {
   readonly orgId: string
@@ -93,7 +93,7 @@ export interface Installation {
   readonly updatedAt: string
 }
 
-/** Feature flags (document 1): the access-claims rollout and the developer platform. */
+/** Feature flags: the access-claims rollout and the developer platform. */
 export const FlagNames = ["access-claims", "developer-platform"] as const
 export type FlagName = (typeof FlagNames)[number]
 
@@ -128,11 +128,19 @@ export interface RosterEntry {
 export const ChannelNames = ["bell", "email", "chat", "push"] as const
 export type ChannelName = (typeof ChannelNames)[number]
 
+/** Email per notification as it comes, or one digest per batch interval with every one that waited. */
+export const EmailModes = ["immediate", "digest"] as const
+export type EmailMode = (typeof EmailModes)[number]
+
 export interface UserPreferences {
-  /** service id -> visible; a service not named is visible. */
+  /** service id -> visible; a service not named is visible. A hidden service's notifications are not shown or sent. */
   readonly serviceVisible: Readonly<Record<string, boolean>>
   /** The channels the user opted into; a new user has the bell and email. */
   readonly channels: ReadonlyArray<ChannelName>
+  /** Absent: `digest`. */
+  readonly emailMode?: EmailMode | undefined
+  /** The person's chat webhook URL, sealed with the hub's secrets key (core/auth/SecretBox.ts); absent: none. */
+  readonly chatWebhook?: string | undefined
 }
 
 export const defaultPreferences: UserPreferences = { serviceVisible: {}, channels: ["bell", "email"] }

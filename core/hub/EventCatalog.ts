@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv"
+import { RE2JS } from "re2js"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Clock, Context, Effect, Layer, Predicate } from "effect"
 import { isEmail } from "../kernel/Email.ts"
@@ -7,7 +8,7 @@ import { isIsoDateTime } from "../kernel/Timestamp.ts"
 import { CatalogStore, type CatalogEntryInput, type EventCatalogEntry } from "./CatalogStore.ts"
 import { ServiceStore } from "./ServiceStore.ts"
 
-/** Document 1, "Events" 2: no hyphens; at least a service and one more segment. */
+/** No hyphens; at least a service and one more segment. */
 export const eventTypePattern = /^[a-z0-9]+(\.[a-z0-9_]+)+$/
 export const eventTypeMax = 200
 /** A catalog schema is configuration, not data: 32 KB of JSON is plenty and bounds the compile. */
@@ -36,7 +37,7 @@ export const fieldName = (segments: ReadonlyArray<string>): string => {
 /**
  * `EventCatalogEntry.type` has the form `<service>.<noun>.<verb>`: the pattern of "Events" 2 with at least
  * three segments. The prefix is not required to equal the producer: the catalog, not the name, decides
- * ownership, and a service id may hold characters a type cannot (document 1 lists `schema-analysis`).
+ * ownership, and a service id may hold characters a type cannot.
  */
 export const isEventType = (type: string): boolean =>
   type.length <= eventTypeMax && eventTypePattern.test(type) && type.split(".").length >= 3
@@ -60,7 +61,8 @@ const compile = (schema: Readonly<Record<string, unknown>>): ValidateFunction =>
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,
-    logger: false
+    logger: false,
+    code: { regExp: re2 }
   })
   ajv.addFormat("email", isEmail)
   ajv.addFormat("date-time", isIsoDateTime)
@@ -69,46 +71,56 @@ const compile = (schema: Readonly<Record<string, unknown>>): ValidateFunction =>
 }
 
 /**
- * True when a regular expression can backtrack catastrophically on a string of the 64 KB an event may
- * carry: a repeated group that itself repeats or alternates (`(a+)+`, `(a|a)*`, star height above one) or
- * a back-reference. Conservative: it also refuses some patterns that are safe (`^[a-z]+(-[a-z]+)*$`); an
- * operator can write those without the nesting. JavaScript has no linear-time engine to run them in.
+ * Patterns of data schemas run on RE2 (re2js): linear time in the text whatever the pattern, so no schema can
+ * make one event's check stall the hub. What RE2 cannot run (look-around, back-references) is refused when
+ * the schema is added. JSON Schema patterns match anywhere in the text unless anchored, as `test` does.
  */
-export const isBacktrackingPattern = (pattern: string): boolean => {
-  // One frame per open group: whether something in it repeats, and whether it has an alternation.
-  const groups: Array<{ repeats: boolean; alternates: boolean }> = [{ repeats: false, alternates: false }]
-  let closed: { repeats: boolean; alternates: boolean } | undefined
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    const top = groups[groups.length - 1]!
-    const quantifier = /^(?:[*+]|\{\d*,\d*\}|\{\d+\})/.exec(pattern.slice(i, i + 24))?.[0]
-    if (quantifier !== undefined) {
-      const bounds = /^\{(\d*)(,?)(\d*)\}$/.exec(quantifier)
-      const repeats = bounds === null || (bounds[2] === "," ? bounds[3] !== "1" : Number(bounds[1]) > 1)
-      if (repeats && closed !== undefined && (closed.repeats || closed.alternates)) return true
-      if (repeats) top.repeats = true
-      i += quantifier.length - 1
-      closed = undefined
-      continue
-    }
-    closed = undefined
-    if (c === "\\") {
-      if (/^(?:[1-9]|k<)/.test(pattern.slice(i + 1, i + 3))) return true
-      i++
-    } else if (c === "[") {
-      for (i++; i < pattern.length && pattern[i] !== "]"; i++) if (pattern[i] === "\\") i++
-    } else if (c === "(") {
-      groups.push({ repeats: false, alternates: false })
-    } else if (c === ")" && groups.length > 1) {
-      closed = groups.pop()!
-      const outer = groups[groups.length - 1]!
-      outer.repeats ||= closed.repeats
-      outer.alternates ||= closed.alternates
-    } else if (c === "|") {
-      top.alternates = true
-    }
+const re2: NonNullable<NonNullable<Options["code"]>["regExp"]> = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern)
+    return { test: (text: string) => compiled.test(text) }
+  },
+  { code: "re2js" }
+)
+
+/** Whether RE2 can run a pattern. */
+export const isLinearPattern = (pattern: string): boolean => {
+  try {
+    RE2JS.compile(pattern)
+    return true
+  } catch {
+    return false
   }
-  return false
+}
+
+/** At most this many patterns in one schema: each may scan every string of an event once. */
+export const dataSchemaPatternsMax = 32
+/** `uniqueItems` compares items pairwise: an array that holds it must be bounded by `maxItems`, at most this. */
+export const uniqueItemsMax = 1000
+/** References (and so recursion) make a check's cost unbounded: a catalog schema is self-contained. */
+const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"]
+
+/** Why the cost of checking data against a schema could be unbounded; undefined when it is bounded. */
+const costProblem = (schema: unknown): string | undefined => {
+  const pending: Array<unknown> = [schema]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!Predicate.isObjectOrArray(node)) continue
+    if (!Array.isArray(node)) {
+      const record = node as Record<string, unknown>
+      if (referenceKeywords.some((keyword) => Object.hasOwn(record, keyword))) {
+        return "dataSchema must be self-contained: no $ref, $dynamicRef or $recursiveRef."
+      }
+      if (record["uniqueItems"] === true) {
+        const max = record["maxItems"]
+        if (typeof max !== "number" || max > uniqueItemsMax) {
+          return `dataSchema: uniqueItems needs maxItems of at most ${uniqueItemsMax} beside it.`
+        }
+      }
+    }
+    pending.push(...Object.values(node))
+  }
+  return undefined
 }
 
 /** Every regular expression the schema holds: `pattern` values and `patternProperties` keys, at any depth. */
@@ -134,9 +146,15 @@ const schemaPatterns = (schema: unknown): ReadonlyArray<string> => {
 export const dataSchemaProblem = (schema: unknown): string | undefined => {
   if (!Predicate.isObject(schema)) return "dataSchema must be a JSON Schema object."
   if (Object.hasOwn(schema, "$async")) return "dataSchema must not be asynchronous."
-  if (schemaPatterns(schema).some(isBacktrackingPattern)) {
-    return "dataSchema has a pattern with nested repetition or a back-reference; write it without."
+  const patterns = schemaPatterns(schema)
+  if (patterns.length > dataSchemaPatternsMax) {
+    return `dataSchema has more than ${dataSchemaPatternsMax} patterns.`
   }
+  if (!patterns.every(isLinearPattern)) {
+    return "dataSchema has a pattern that needs look-around or a back-reference; patterns run on RE2, write it without."
+  }
+  const cost = costProblem(schema)
+  if (cost !== undefined) return cost
   // Inside the try: a schema nested thousands deep overflows the stack of stringify and compile alike.
   try {
     if (JSON.stringify(schema).length > dataSchemaMaxBytes) return "dataSchema is too large."
@@ -277,7 +295,13 @@ export class EventCatalog extends Context.Service<
         find: store.find,
         list: store.list,
         checkData: (entry, data) => {
-          const validate = validatorFor(entry)
+          let validate: ValidateFunction
+          try {
+            validate = validatorFor(entry)
+          } catch {
+            // A schema stored before patterns ran on RE2 that RE2 cannot run: refused until an operator replaces it.
+            return [{ in: "body", field: "data", message: "cannot be checked until its type's schema is replaced" }]
+          }
           if (validate(data)) return []
           return (validate.errors ?? []).slice(0, maxIssues).map(toIssue)
         }

@@ -46,7 +46,7 @@ export type ServiceQuota = (service: string) => Effect.Effect<number | undefined
 
 export interface EventIngestConfig {
   readonly quota: ServiceQuota
-  /** Default 64 KB (document 1, "Limits"). */
+  /** Default 64 KB. */
   readonly maxBodyBytes?: number | undefined
 }
 

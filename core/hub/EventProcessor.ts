@@ -2,14 +2,14 @@ import { Clock, Context, Effect, Layer, Predicate } from "effect"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
-import { BellChannel, ChatChannel, EmailChannel, PushChannel } from "./Channels.ts"
-import type { ChannelName } from "./Directory.ts"
-import { Directory } from "./Directory.ts"
-import { EmailQueue } from "./EmailQueue.ts"
+import { Transactions } from "../kernel/Transactions.ts"
+import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
+import { Directory, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
 import { NotificationStore } from "./NotificationStore.ts"
+import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
 const text = (data: Record<string, unknown>, key: string, max: number): string | null => {
   const value = Object.hasOwn(data, key) ? data[key] : undefined
@@ -53,15 +53,55 @@ export interface EventProcessorConfig {
   readonly batchSize?: number | undefined
   /** An event whose processing failed this many times is marked failed (and logged). Default 10. */
   readonly maxAttempts?: number | undefined
+  /** How long a digest waits for more notifications (`HUB_EMAIL_BATCH_MS`). Default 5 minutes. */
+  readonly emailBatchMillis?: number | undefined
 }
 
 /**
- * Processing after the acknowledgement (document 1, "POST /api/webhooks/events": 202 "handled after
+ * The outbox rows of one notification: the channels the person opted into, nothing for a service they
+ * hid; email now or at the end of the digest interval; one push per registered browser; chat only with a
+ * webhook to post to.
+ */
+export const deliveriesFor = (
+  notification: Notification,
+  preferences: UserPreferences,
+  pushTargets: ReadonlyArray<string>,
+  emailBatchMillis: number
+): ReadonlyArray<NewDelivery> => {
+  if (preferences.serviceVisible[notification.service] === false) return []
+  const at = notification.createdAt
+  const row = (channel: NewDelivery["channel"], target: string, nextAttemptAt = at): NewDelivery => ({
+    notificationId: notification.id,
+    userId: notification.userId,
+    channel,
+    target,
+    nextAttemptAt,
+    createdAt: at
+  })
+  const on = new Set(preferences.channels)
+  return [
+    ...(on.has("email")
+      ? [
+          row(
+            "email",
+            "",
+            (preferences.emailMode ?? "digest") === "digest" ? isoAt(Date.parse(at) + emailBatchMillis) : at
+          )
+        ]
+      : []),
+    ...(on.has("chat") && preferences.chatWebhook !== undefined ? [row("chat", "person")] : []),
+    ...(on.has("push") ? pushTargets.map((id) => row("push", id)) : [])
+  ]
+}
+
+/**
+ * Processing after the acknowledgement (202 "handled after
  * acknowledgement"). Claims accepted events with a lease, so processors on several servers share the work
  * and a processor that dies mid-event loses nothing (the event is claimed again after the lease). A
- * notification type is filed into the subject's feed once per event (NotificationStore.file is keyed by
- * the event) and fanned out to the user's opted-in channels; email waits in the batch queue. Channels are
- * at least once: an event processed again after a crash fans out its one feed entry again.
+ * notification type is filed into the subject's feed once per event, and in the same unit of work its
+ * deliveries are queued for the person's channels (DeliveryStore): an event processed again after a crash
+ * finds its notification filed and queues nothing more. The channels' workers send them
+ * (NotificationDeliveries).
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,
@@ -78,27 +118,14 @@ export class EventProcessor extends Context.Service<
         const catalog = yield* EventCatalog
         const directory = yield* Directory
         const notifications = yield* NotificationStore
-        const emailQueue = yield* EmailQueue
-        const bell = yield* BellChannel
-        const chat = yield* ChatChannel
-        const push = yield* PushChannel
+        const deliveries = yield* DeliveryStore
+        const subscriptions = yield* PushSubscriptionStore
+        const transactions = yield* Transactions
         const ids = yield* IdGenerator
         const leaseMillis = config.leaseMillis ?? 60_000
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
-
-        const dispatch = (channel: ChannelName, notification: Notification): Effect.Effect<unknown> => {
-          switch (channel) {
-            case "bell":
-              return bell.send(notification)
-            case "chat":
-              return chat.send(notification)
-            case "push":
-              return push.send(notification)
-            case "email":
-              return emailQueue.enqueue(notification)
-          }
-        }
+        const emailBatchMillis = config.emailBatchMillis ?? 300_000
 
         const notify = Effect.fn("EventProcessor.notify")(function* (event: StoredEvent, nowIso: string) {
           const user = yield* directory.findUserByEmail(normalizeEmail(event.subject.email))
@@ -110,24 +137,36 @@ export class EventProcessor extends Context.Service<
             })
             return
           }
-          const { notification } = yield* notifications.file({
-            id: yield* ids.next,
-            userId: user.id,
-            email: user.email,
-            service: event.service,
-            eventId: event.id,
-            type: event.type,
-            ...notificationContent(event.type, event.data),
-            createdAt: nowIso
-          })
           const preferences = yield* directory.preferences(user.id)
-          yield* Effect.forEach(
-            preferences.channels,
-            (channel) =>
-              dispatch(channel, notification).pipe(
-                Effect.catchCause((cause) => Effect.logWarning(`notification channel ${channel} failed`, cause))
-              ),
-            { discard: true }
+          const id = yield* ids.next
+          yield* transactions.atomically(
+            Effect.gen(function* () {
+              const { notification, filed } = yield* notifications.file({
+                id,
+                userId: user.id,
+                email: user.email,
+                service: event.service,
+                eventId: event.id,
+                type: event.type,
+                ...notificationContent(event.type, event.data),
+                createdAt: nowIso,
+                // The bell off (or the service hidden): filed for the record, already read.
+                readAt:
+                  preferences.channels.includes("bell") && preferences.serviceVisible[event.service] !== false
+                    ? null
+                    : nowIso
+              })
+              if (!filed) return
+              const browsers = preferences.channels.includes("push") ? yield* subscriptions.forUser(user.id) : []
+              yield* deliveries.enqueue(
+                deliveriesFor(
+                  notification,
+                  preferences,
+                  browsers.map((b) => b.id),
+                  emailBatchMillis
+                )
+              )
+            })
           )
         })
 
@@ -166,54 +205,6 @@ export class EventProcessor extends Context.Service<
             const claimed = yield* store.claim(isoAt(now), isoAt(now + leaseMillis), batchSize)
             yield* Effect.forEach(claimed, (event) => processOne(event, isoAt(now)), { discard: true })
             return claimed.length
-          })
-        })
-      })
-    )
-}
-
-export interface EmailBatcherConfig {
-  readonly leaseMillis?: number | undefined
-  /** Users served per run. Default 100. */
-  readonly maxUsers?: number | undefined
-}
-
-/**
- * Sends the batched email channel: each run claims the users with waiting notifications and sends each
- * of them one email holding all of theirs. Run every batch interval, that is one email per user per
- * interval. An email is at least once: a batcher that dies after sending and before `markSent` sends it
- * again after the lease.
- */
-export class EmailBatcher extends Context.Service<EmailBatcher, { readonly runDue: () => Effect.Effect<number> }>()(
-  "core/hub/EmailBatcher"
-) {
-  static readonly layer = (config: EmailBatcherConfig = {}) =>
-    Layer.effect(
-      EmailBatcher,
-      Effect.gen(function* () {
-        const queue = yield* EmailQueue
-        const channel = yield* EmailChannel
-        const leaseMillis = config.leaseMillis ?? 60_000
-        const maxUsers = config.maxUsers ?? 100
-        return EmailBatcher.of({
-          runDue: Effect.fn("EmailBatcher.runDue")(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const batches = yield* queue.claim(isoAt(now), isoAt(now + leaseMillis), maxUsers)
-            yield* Effect.forEach(
-              batches,
-              (batch) =>
-                channel.send(batch).pipe(
-                  Effect.andThen(
-                    queue.markSent(
-                      batch.items.map((item) => item.id),
-                      isoAt(now)
-                    )
-                  ),
-                  Effect.catchCause((cause) => Effect.logWarning("email batch failed; it will be retried", cause))
-                ),
-              { discard: true }
-            )
-            return batches.length
           })
         })
       })

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 
 /**
- * Accepted events (document 1, "POST /api/webhooks/events"): acceptance is a committed row, keyed by the
+ * Accepted events: acceptance is a committed row, keyed by the
  * pair (producer service, event id). A row starts `accepted` and is processed after the acknowledgement;
  * `failed` is an event whose processing kept failing past the processor's attempt limit (kept, logged).
  */

@@ -8,13 +8,13 @@ import { eventTypeMax, eventTypePattern, fieldName } from "./EventCatalog.ts"
 import { serviceIdPattern } from "./Registry.ts"
 
 /**
- * Event delivery (document 1, "POST /api/webhooks/events", "InboundEvent", "Events"): the body's schema
+ * Event delivery: the body's schema
  * and the ingest rules that need no I/O. The use case that runs them in order is EventIngest.
  */
 
 const bounded = (max: number) => Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max))
 
-/** Document 1, "InboundEvent". Unknown fields are ignored (changes within v1 are additive). */
+/** Unknown fields are ignored (changes within v1 are additive). */
 export const InboundEvent = Schema.Struct({
   id: Schema.String.check(Schema.makeFilter((s: string) => isUlid(s) || "must be a ULID")),
   type: bounded(eventTypeMax).check(Schema.isPattern(eventTypePattern)),
@@ -151,7 +151,7 @@ export const checkEventIdHeader = (headerId: string, event: InboundEvent): Valid
 export const isUsageType = (type: string): boolean => /^[a-z0-9]+\.usage\.recorded$/.test(type)
 
 /**
- * Document 1: a usage event naming no organization is 400; one naming an organization with no active
+ * A usage event naming no organization is 400; one naming an organization with no active
  * install of that app (never installed, or uninstalled) is 403 FORBIDDEN. Both permanent.
  */
 export const usageRefusal = (

@@ -1,9 +1,15 @@
 import { EventCatalog, type CatalogAddition } from "./EventCatalog.ts"
 
 /**
+ * A path of this origin: a `/` not followed by another `/` or a backslash (either would make another origin's
+ * address). Written without look-ahead: catalog patterns run on RE2.
+ */
+export const firstPartyUrlPattern = "^/([^/\\\\]|$)"
+
+/**
  * The notification `data` every first-party producer may send: a title, an optional body, a
  * workspace-relative `url` (a path, never another origin) and a category. Further fields are allowed:
- * changes within v1 are additive (document 1, "Versioning" 2).
+ * changes within v1 are additive.
  */
 export const notificationDataSchema = {
   type: "object",
@@ -11,7 +17,7 @@ export const notificationDataSchema = {
   properties: {
     title: { type: "string", minLength: 1, maxLength: 200 },
     body: { type: "string", maxLength: 2000 },
-    url: { type: "string", minLength: 1, maxLength: 2048, pattern: "^/(?![/\\\\])" },
+    url: { type: "string", minLength: 1, maxLength: 2048, pattern: firstPartyUrlPattern },
     category: { type: "string", minLength: 1, maxLength: 64 }
   }
 } as const
@@ -36,7 +42,7 @@ export const taskNotificationDataSchema = {
   }
 } as const
 
-/** The first-party types (document 1, "Events" 3), producer = the service id. */
+/** The first-party types, producer = the service id. */
 export const firstPartyCatalog: ReadonlyArray<CatalogAddition> = [
   {
     type: "decisions.notification.created",

@@ -25,7 +25,7 @@ import {
 import { ServiceStore } from "./ServiceStore.ts"
 
 /**
- * The operator's identity and entitlements use cases (document 1, "What the service does" 1): organizations
+ * The operator's identity and entitlements use cases: organizations
  * and their status, users, memberships, app installations with their epoch, feature flags. The rules are
  * pure functions below the service, so they are tested without a store.
  */
@@ -57,7 +57,7 @@ export const checkRole = (value: string): OrgRole | ValidationError =>
     ? (value as OrgRole)
     : invalid("role", `role must be one of ${OrgRoles.join(", ")}.`)
 
-/** Document 1, "What the service does" 2: emails are compared trimmed and case-insensitively. */
+/** Emails are compared trimmed and case-insensitively. */
 export const checkEmail = (value: string): string | ValidationError => {
   const email = normalizeEmail(value)
   return isEmail(email) ? email : invalid("email", "email must be an email address.")
@@ -73,7 +73,7 @@ const checkUnit = (field: string, unit: OrgUnitRef): OrgUnitRef | ValidationErro
   return typeof name === "string" ? { id: unit.id, slug: unit.slug, name } : name
 }
 
-/** A slug list: each a slug, duplicates dropped (first kept), at most `max` (document 1, Limits: 8). */
+/** A slug list: each a slug, duplicates dropped (first kept), at most `max`. */
 const checkSlugs = (field: string, values: ReadonlyArray<string>, max: number) => {
   const bad = values.find((value) => !isSlug(value))
   if (bad !== undefined) return invalid(field, `${field} must hold slugs: lowercase letters and digits joined by -.`)
@@ -122,7 +122,7 @@ export const patchMembership = (current: Membership, patch: MemberPatch): Member
 
 export interface InstallationGrant {
   readonly consents: Consents
-  /** Permission keys in the app's namespace (`<serviceId>.…`), at most 16 (document 1, Limits). */
+  /** Permission keys in the app's namespace (`<serviceId>.…`), at most 16. */
   readonly permissions: ReadonlyArray<string>
 }
 
@@ -146,7 +146,7 @@ export const checkPermissions = (
 
 /**
  * Installing, or re-consenting an active installation. A re-consent moves the epoch to now, so every token
- * issued at or before it stops working for the app (document 1, registry authorize). A first install starts
+ * issued at or before it stops working for the app. A first install starts
  * at epoch 0; a reinstall keeps the epoch its uninstall set, so tokens from before the uninstall stay dead.
  */
 export const installOrReconsent = (

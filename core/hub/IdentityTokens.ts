@@ -27,7 +27,7 @@ export interface IdentityTokensConfig {
 }
 
 /**
- * AUTH-4 identity tokens minted by the hub (document 1, "Authentication"): HS256 with the target service's
+ * AUTH-4 identity tokens minted by the hub: HS256 with the target service's
  * embed key, `aud` the service id, `sub` the email, 300 s. The hub uses this whenever it calls a service for
  * a user; operators mint one for development. `companyId` is only ever an active organization the user belongs to,
  * and then the token carries the member's `orgRole` and the organization's `tier` (advisory claims).

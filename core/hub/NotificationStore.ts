@@ -1,8 +1,8 @@
 import { Context, type Effect } from "effect"
 
 /**
- * The unified notification feed (document 1, "Events" 3): one entry per `<service>.notification.created`
- * event, in the feed of the user the event's subject names.
+ * The unified notification feed: one entry per `<service>.notification.created` event, in the feed of the
+ * user the event's subject names. The feed is the person's bell (docs/notifications.md).
  */
 export interface Notification {
   /** The hub's own id (a ULID), so the feed sorts by filing time. */
@@ -19,6 +19,21 @@ export interface Notification {
   readonly url: string | null
   readonly category: string | null
   readonly createdAt: string
+  /** When the person read it; null while unread. Filed already read when the person turned the bell off. */
+  readonly readAt: string | null
+}
+
+/** Where a page of the feed starts: strictly after this entry (newest first). */
+export interface FeedPosition {
+  readonly createdAt: string
+  readonly id: string
+}
+
+export interface FeedQuery {
+  readonly limit: number
+  readonly after?: FeedPosition | undefined
+  /** Services the person hid: their notifications are left out (and not counted). */
+  readonly hiddenServices: ReadonlyArray<string>
 }
 
 /** The feed port. Infrastructure failures are defects. */
@@ -32,7 +47,17 @@ export class NotificationStore extends Context.Service<
     readonly file: (
       notification: Notification
     ) => Effect.Effect<{ readonly notification: Notification; readonly filed: boolean }>
-    /** The user's feed, newest first. */
+    /** The user's feed, newest first, every service (operators). */
     readonly feed: (userId: string, limit: number) => Effect.Effect<ReadonlyArray<Notification>>
+    /** One page of the person's own feed, newest first: at most `limit` entries after `after`. */
+    readonly page: (userId: string, query: FeedQuery) => Effect.Effect<ReadonlyArray<Notification>>
+    readonly unreadCount: (userId: string, hiddenServices: ReadonlyArray<string>) => Effect.Effect<number>
+    /**
+     * Marks the user's notification read (the first time only: its `readAt` stays); undefined when the user
+     * has no notification with that id, whoever else does.
+     */
+    readonly markRead: (userId: string, id: string, atIso: string) => Effect.Effect<Notification | undefined>
+    /** Marks every unread notification of the user read; answers how many. */
+    readonly markAllRead: (userId: string, atIso: string) => Effect.Effect<number>
   }
 >()("core/hub/NotificationStore") {}

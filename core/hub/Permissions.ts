@@ -2,7 +2,7 @@ import type { Tier } from "../kernel/Manifest.ts"
 import type { OrgRole } from "./Directory.ts"
 
 /**
- * The permission model behind subject context and registry authorization. Document 1 names the parts
+ * The permission model behind subject context and registry authorization. The platform contract names the parts
  * (org role, workspace-admin flag, per-service access and max scope; permission keys filtered to a
  * service's namespace and intersected with the tier) but not their shapes; these are ours:
  *
@@ -80,7 +80,7 @@ export const accessPermissions = (role: OrgRole, tier: Tier, namespace: string):
 /**
  * Registry authorization's permissions: the keys the organization consented to for the app, in the app's
  * own namespace only, that the member's role (and tier, for catalog keys) allows; sorted, de-duplicated,
- * and cut to `max` (document 1, "Limits": 16) so the answer always fits its schema.
+ * and cut to `max` so the answer always fits its schema.
  */
 export const appPermissions = (input: {
   readonly consented: ReadonlyArray<string>
@@ -112,7 +112,7 @@ export interface ServiceAccess {
   readonly maxScope: Scope
 }
 
-/** SubjectContext `permissions` (document 1: "org role, workspace-admin flag, per-service access and max scope"). */
+/** SubjectContext `permissions`. */
 export interface Permissions {
   /** The role in the primary organization; null without one. */
   readonly orgRole: OrgRole | null

@@ -13,12 +13,12 @@ import {
   type StoredService
 } from "./ServiceStore.ts"
 
-/** Document 1, registry authorize: a slug is 3 to 32 lowercase letters and digits. */
+/** A slug is 3 to 32 lowercase letters and digits. */
 export const serviceIdPattern = /^[a-z0-9]{3,32}$/
 export const displayNameMax = 80
 
 /**
- * Ids a developer may not register: the platform's own services that the hub names and trusts (document 1,
+ * Ids a developer may not register: the platform's own services that the hub names and trusts (the platform contract,
  * "What the service does" 4: `decisions`, `tasks`, `crm`; the others carry a hyphen and cannot match the
  * id pattern anyway), and `hub`, the audience the conformance check relies on being nobody's. Registered by
  * someone else, such an id would take over the first-party producer's event types in the catalog, or a
@@ -43,6 +43,10 @@ export interface Registration {
   readonly baseUrl: string
   readonly apiKeyHeader?: string | undefined
   readonly resourcePath?: string | undefined
+  /** The service serves pages for the workspace. */
+  readonly pages?: boolean | undefined
+  /** The page the workspace embeds full page (https; the organization must consent to embedding). */
+  readonly embedUrl?: string | undefined
 }
 
 /** A first-party service, as the bundled server's configuration describes it: its keys come from the config. */
@@ -60,23 +64,42 @@ export interface RegistryConfig {
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
 const headerName = /^[A-Za-z0-9-]{1,64}$/
 
-/** A base URL: https (or loopback http where allowed), no credentials, query or fragment; trailing `/` dropped. */
-export const checkBaseUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
-  const invalid = new ValidationError({
-    message: "baseUrl must be an https URL without credentials, query or fragment.",
-    details: { field: "baseUrl" }
-  })
-  if (text.length > 2048) return invalid
+/** An absolute URL a service is reached at: https (or loopback http where allowed), at most 2048 characters, no credentials or fragment. */
+const serviceUrl = (text: string, allowLoopbackHttp: boolean): URL | undefined => {
+  if (text.length > 2048) return undefined
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    return invalid
+    return undefined
   }
   const loopbackHttp = allowLoopbackHttp && url.protocol === "http:" && loopbackHosts.has(url.hostname)
-  if (url.protocol !== "https:" && !loopbackHttp) return invalid
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return invalid
+  if (url.protocol !== "https:" && !loopbackHttp) return undefined
+  return url.username === "" && url.password === "" && url.hash === "" ? url : undefined
+}
+
+/** A base URL: a service URL without a query; trailing `/` dropped. */
+export const checkBaseUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
+  const url = serviceUrl(text, allowLoopbackHttp)
+  if (url === undefined || url.search !== "") {
+    return new ValidationError({
+      message: "baseUrl must be an https URL without credentials, query or fragment.",
+      details: { field: "baseUrl" }
+    })
+  }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+}
+
+/** An embed URL: a service URL whose query is kept, but may not carry `wt` (the hub adds it). */
+export const checkEmbedUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
+  const url = serviceUrl(text, allowLoopbackHttp)
+  if (url === undefined || url.searchParams.has("wt")) {
+    return new ValidationError({
+      message: "embedUrl must be an https URL without credentials or fragment.",
+      details: { field: "embedUrl" }
+    })
+  }
+  return url.href
 }
 
 const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
@@ -106,7 +129,17 @@ const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
   }
   const baseUrl = checkBaseUrl(input.baseUrl, allowLoopbackHttp)
   if (typeof baseUrl !== "string") return baseUrl
-  return { id: input.id, displayName, baseUrl, apiKeyHeader, resourcePath }
+  const embedUrl = input.embedUrl === undefined ? undefined : checkEmbedUrl(input.embedUrl, allowLoopbackHttp)
+  if (embedUrl instanceof ValidationError) return embedUrl
+  return {
+    id: input.id,
+    displayName,
+    baseUrl,
+    apiKeyHeader,
+    resourcePath,
+    pages: input.pages === true,
+    ...(embedUrl === undefined ? {} : { embedUrl })
+  }
 }
 
 const notConfigured = () => new NotConfigured({ message: "The service registry is not configured." })

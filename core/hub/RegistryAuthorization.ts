@@ -10,7 +10,7 @@ import { appPermissions, tierAllows } from "./Permissions.ts"
 import { Registry } from "./Registry.ts"
 import type { RegisteredService } from "./ServiceStore.ts"
 
-/** Document 1, "RegistryAuthorization": the answer's `data`, exactly these properties. */
+/** The answer's `data`, exactly these properties. */
 export interface RegistryAuthorization {
   readonly active: true
   readonly subject: { readonly email: string; readonly companyId: string }
@@ -39,7 +39,7 @@ export const appRequiredTier: Tier = "free"
 const refuse = (message: string) => new Forbidden({ message })
 
 /**
- * A dependency that fails while authorizing is UNAVAILABLE: the app must deny (document 1). Interruption
+ * A dependency that fails while authorizing is UNAVAILABLE: the app must deny. Interruption
  * stays interruption. The cause is kept for the log; it never holds the token, which no dependency sees.
  */
 const dependency = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Unavailable, R> =>
@@ -60,7 +60,7 @@ const dependency = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, U
  * 3. the developer platform is on, for the token's organization (404). Checked only once the caller has
  *    proved both credentials, so the 404 tells nobody else whether the platform is on.
  * 4. membership: the token names an organization and its subject is a verified user (an unverified account
- *    is a demo or experimental identity, which document 1 says cannot authorize real-data operations) and a
+ *    is a demo or experimental identity, which the platform contract says cannot authorize real-data operations) and a
  *    current member of it (403).
  * 5. organization: active, not archived, merged or deleted (403).
  * 6. tier: the organization's tier reaches the app's (403).

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 
 /**
- * The service registry (document 1, "What the service does" 7 and "States and transitions"): a developer
+ * The service registry: a developer
  * registers a service with a lowercase-letters-and-digits id, a display name and an https base URL, and
  * receives three credentials, each shown once. A new service starts in draft; an operator promotes it to
  * live only with a passing conformance report.
@@ -45,6 +45,10 @@ export interface RegisteredService {
   readonly resourcePath: string
   /** Registered by the bundled server's configuration rather than through the API. */
   readonly firstParty: boolean
+  /** The service serves pages (`GET /api/v1/pages`, ...) that the workspace shows; absent means no. */
+  readonly pages?: boolean
+  /** Where the workspace opens the service full page (the hub adds `wt`); absent means it is not embeddable. */
+  readonly embedUrl?: string
   readonly createdAt: string
   readonly updatedAt: string
   /** Bumped by every save: the optimistic-concurrency guard of `ServiceStore.save`. */

@@ -20,7 +20,7 @@ import { accessPermissions, permissionsOf, type AvailableService, type Permissio
 import { Registry } from "./Registry.ts"
 
 /**
- * Which optional parts of SubjectContext each caller receives (document 1: "field-filtered per caller").
+ * Which optional parts of SubjectContext each caller receives.
  * Each caller gets what its product needs, nothing more:
  * - error monitoring assigns tickets to teammates and gates actions: access and team;
  * - schema analysis only gates its own actions: access;
@@ -157,7 +157,7 @@ export const buildSubjectContext = (facts: SubjectFacts): SubjectContext => {
 }
 
 /**
- * Reads what the context needs and builds it. NotFound when no workspace user has that email (document 1:
+ * Reads what the context needs and builds it. NotFound when no workspace user has that email (the platform contract:
  * 404). The roster and installations are read only when the user has an organization.
  */
 export const loadSubjectContext = Effect.fn("SubjectContext.load")(function* (caller: ContextCaller, email: string) {

@@ -1,6 +1,6 @@
 import { Schema, SchemaGetter } from "effect"
 
-/** Document 1, "What the service does" 2: an email is compared trimmed and case-insensitively. */
+/** An email is compared trimmed and case-insensitively. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 export const emailsEqual = (a: string, b: string): boolean => normalizeEmail(a) === normalizeEmail(b)

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import type { ErrorCode } from "./ErrorCode.ts"
 import { safeMessage } from "./SafeMessage.ts"
 
-/** Document 1, "Envelope": every success is `{data}`, every failure `{error: {code, message, details?}}`. */
+/** Every success is `{data}`, every failure `{error: {code, message, details?}}`. */
 export interface SuccessEnvelope<A> {
   readonly data: A
 }

@@ -1,5 +1,5 @@
 /**
- * The error taxonomy of document 1 ("Errors"), plus the service-specific codes of documents 2 and 3.
+ * The error taxonomy of the platform contract ("Errors"), plus the service-specific codes of the decisions and task inbox contracts.
  * Codes are data: a domain error names its code, and the HTTP adapter reads the status from here.
  */
 export const ErrorTaxonomy = {
@@ -10,7 +10,7 @@ export const ErrorTaxonomy = {
   FORBIDDEN: { status: 403, message: "You are not allowed to do this." },
   EMBED_NOT_CONSENTED: { status: 403, message: "The organization has not consented to embedding this app." },
   NOT_FOUND: { status: 404, message: "Not found." },
-  // The hub's own code (document 1 allows service-specific codes): the row already exists.
+  // The hub's own code: the row already exists.
   CONFLICT: { status: 409, message: "That already exists." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   RATE_LIMITED: { status: 429, message: "Too many requests. Retry later." },
@@ -18,7 +18,7 @@ export const ErrorTaxonomy = {
   NOT_CONFIGURED: { status: 501, message: "This feature is not configured." },
   UPSTREAM_ERROR: { status: 502, message: "A service we depend on is not responding. Retry later." },
   UNAVAILABLE: { status: 503, message: "The service is temporarily unavailable. Retry later." },
-  // Document 2 (decisions): lower-case codes; conflict and payload-too-large statuses are ours (409, 413).
+  // The decisions contract (decisions): lower-case codes; conflict and payload-too-large statuses are ours (409, 413).
   validation_error: { status: 400, message: "The request failed validation." },
   unknown_role: { status: 400, message: "The role is not known." },
   unknown_template: { status: 400, message: "The template is not known." },

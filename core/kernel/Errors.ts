@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The platform's domain errors: one class per taxonomy entry of document 1 that the core itself can raise.
+ * The platform's domain errors: one class per taxonomy entry of the platform contract that the core itself can raise.
  * They carry no HTTP knowledge; adapters/http maps each to its code and status (core/kernel/ErrorCode.ts).
  * `message` is always user-safe text written by us, never an upstream's words.
  */
@@ -16,7 +16,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   message: Schema.optionalKey(Schema.String)
 }) {}
 
-/** A missing row and someone else's row are the same NotFound (document 1, "Errors"). */
+/** A missing row and someone else's row are the same NotFound. */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   message: Schema.optionalKey(Schema.String)
 }) {}
@@ -44,7 +44,7 @@ export class UpstreamError extends Schema.TaggedError<UpstreamError>()("Upstream
   cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
-/** A dependency needed to authorize is down: deny (document 1, UNAVAILABLE). */
+/** A dependency needed to authorize is down: deny. */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
   message: Schema.optionalKey(Schema.String),
   cause: Schema.optionalKey(Schema.Defect())

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Hub } from "./Limits.ts"
 
-/** Document 1, "Manifest", first-party shape. */
+/** The platform contract, "Manifest", first-party shape. */
 export const Tier = Schema.Literals(["free", "hourly", "monthly"])
 export type Tier = typeof Tier.Type
 

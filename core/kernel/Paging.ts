@@ -34,7 +34,7 @@ export const toPage = <A>(rows: ReadonlyArray<A>, limit: number, keyOf: (a: A) =
   return { items, nextCursor: encodeCursor(keyOf(items[items.length - 1]!)) }
 }
 
-/** Query parameter `limit`: an integer 1 to 100, default 25 (document 2, shared parameters). */
+/** Query parameter `limit`: an integer 1 to 100, default 25. */
 export const PageLimit = Schema.Int.check(
   Schema.isBetween({ minimum: Decisions.pageSizeMin, maximum: Decisions.pageSizeMax })
 )

@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import type { Unavailable } from "./Errors.ts"
 
-/** Whether a service can serve traffic now (document 1: `GET /api/v1/ready`, 503 when not). */
+/** Whether a service can serve traffic now. */
 export class Readiness extends Context.Service<
   Readiness,
   {

@@ -1,7 +1,7 @@
 import { ErrorTaxonomy, type ErrorCode } from "./ErrorCode.ts"
 
 /**
- * Document 1, "Envelope": messages are safe to show an end user. This is the last guard before a message
+ * Messages are safe to show an end user. This is the last guard before a message
  * leaves the platform: anything that looks like a stack frame, a file path, an environment variable
  * name or a vendor name is replaced by the code's generic message.
  */

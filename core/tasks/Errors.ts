@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * Document 3, "Errors", 400: `{error: 'Validation failed', fields: {<field>: <message>}}`. One entry per bad
+ * The task inbox contract, "Errors", 400: `{error: 'Validation failed', fields: {<field>: <message>}}`. One entry per bad
  * field; unknown values get `Must be one of: ...` (core/tasks/Values.ts).
  */
 export class InvalidFields extends Schema.TaggedError<InvalidFields>()("InvalidFields", {

@@ -1,7 +1,7 @@
 import * as Q from "./Query.ts"
 import type { Status } from "./Values.ts"
 
-/** Document 3, "Limits": the active board drops tasks completed over 30 days ago; history looks back 30 days. */
+/** The active board drops tasks completed over 30 days ago; history looks back 30 days. */
 export const boardDays = 30
 export const defaultHistoryDays = 30
 
@@ -18,7 +18,7 @@ const requestedBy = (userId: string) => Q.has("requestedBy", userId)
 export const partyTo = (userId: string): Q.Query => Q.or(assignedTo(userId), requestedBy(userId))
 
 /**
- * The lists of document 3, "Endpoints", each a query value every record-store adapter compiles.
+ * The lists of the task inbox contract, "Endpoints", each a query value every record-store adapter compiles.
  * An archived task is in no list.
  */
 export const TaskLists = {

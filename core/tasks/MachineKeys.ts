@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import { isEmail, normalizeEmail } from "../kernel/Email.ts"
 
-/** An operator's machine key (document 3, "Authentication" 2): `key:email:Name`. */
+/** An operator's machine key: `key:email:Name`. */
 export interface MachineKey {
   readonly key: string
   readonly email: string

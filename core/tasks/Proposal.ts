@@ -3,7 +3,7 @@ import type { Fields } from "./RecordStore.ts"
 import { checkDate, checkDescription, checkHours, checkTitle, Checks, type FieldErrors } from "./TaskInput.ts"
 import { parsePriority, parseStatus, type Priority, type Status } from "./Values.ts"
 
-/** Document 3, "Proposal": open proposals are `To Consider`; resolving one makes it Accepted or Rejected. */
+/** Open proposals are `To Consider`; resolving one makes it Accepted or Rejected. */
 export const AiStatuses = ["To Consider", "Accepted", "Rejected"] as const
 export type AiStatus = (typeof AiStatuses)[number]
 

@@ -2,7 +2,7 @@ import { Context, type Effect, Schema } from "effect"
 import type { UpstreamError } from "../kernel/Errors.ts"
 import type { Query } from "./Query.ts"
 
-/** The tables of the upstream record store the task inbox keeps its data in (document 3). */
+/** The tables of the upstream record store the task inbox keeps its data in. */
 export const Tables = [
   "tasks",
   "collaborators",
@@ -93,7 +93,7 @@ export type FollowingWrite =
  *    the guarded update, clears the note, and only then checks its own expectation, which now meets the
  *    finished state (an accept found half done wins over a reject that arrives after the crash).
  *
- * The event outbox is a port of its own (core/tasks/EventOutbox.ts): an accept emits no event today; one that
+ * The event outbox is a port of its own (core/events/ProducerOutbox.ts): an accept emits no event today; one that
  * did would be enqueued in the same unit of work, with an id derived from the proposal so that finishing a
  * half-done accept enqueues it once.
  */

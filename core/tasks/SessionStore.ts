@@ -9,8 +9,8 @@ export interface Session {
 }
 
 /**
- * Web sessions (document 3, "Authentication" 3). Sign-in through the identity provider creates them (a later
- * issue); `GET /auth/me` and every /api/* route read them. Infrastructure failures are defects.
+ * Web sessions: signing in through the hub (the platform's OpenID provider) creates one, `POST /auth/logout`
+ * removes it; `GET /auth/me` and every /api/* route read them. Infrastructure failures are defects.
  */
 export class SessionStore extends Context.Service<
   SessionStore,
@@ -18,5 +18,7 @@ export class SessionStore extends Context.Service<
     readonly create: (session: Session) => Effect.Effect<void>
     /** The session with this hash that has not expired at `nowIso`. */
     readonly find: (hash: string, nowIso: string) => Effect.Effect<Session | undefined>
+    /** Ends the session with this hash (nothing when there is none). */
+    readonly remove: (hash: string) => Effect.Effect<void>
   }
 >()("core/tasks/SessionStore") {}

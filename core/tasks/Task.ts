@@ -10,7 +10,7 @@ import {
   type TriageStatus
 } from "./Values.ts"
 
-/** Document 3, "Limits". */
+/** */
 export const titleMaxLength = 120
 export const descriptionMaxLength = 500
 
@@ -50,7 +50,7 @@ export interface TaskRecord {
   readonly resolvedAt: string | undefined
 }
 
-/** Document 3, "Task (response)". */
+/** */
 export interface Task {
   readonly id: string
   readonly title: string
@@ -148,7 +148,7 @@ export const withBookkeeping = (before: TaskRecord, changes: Fields, nowIso: str
   return { ...changes, ...extra }
 }
 
-/** The fields of a new task, from its validated values (document 3, "Create body" defaults). */
+/** The fields of a new task, from its validated values. */
 export interface NewTask {
   readonly title: string
   readonly description: string

@@ -3,7 +3,7 @@ import { descriptionMaxLength, titleMaxLength } from "./Task.ts"
 import { parseOrigin, parsePriority, parseStatus, parseTriageStatus } from "./Values.ts"
 import type { Origin, Priority, Status, TriageStatus } from "./Values.ts"
 
-/** Field name to message, as document 3's validation answer carries them. */
+/** Field name to message, as the task inbox contract's validation answer carries them. */
 export type FieldErrors = Record<string, string>
 
 /** Collects one message per bad field, then answers the values or all the messages. */

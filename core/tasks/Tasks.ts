@@ -1,11 +1,12 @@
 import { Clock, Context, Effect, Layer, Result } from "effect"
+import { ProducerOutbox } from "../events/ProducerOutbox.ts"
 import { hashSecret, issueSecret, secretHasPrefix, verifySecret } from "../auth/IssuedSecret.ts"
 import { isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { Forbidden, NotFound } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
+import { Transactions } from "../kernel/Transactions.ts"
 import { TaskApiKeyStore, type TaskApiKey } from "./ApiKeyStore.ts"
 import { InvalidFields, ProposalNotOpen } from "./Errors.ts"
-import { TaskEventOutbox } from "./EventOutbox.ts"
 import { defaultHistoryDays, TaskLists, partyTo } from "./Lists.ts"
 import type { MachineKey } from "./MachineKeys.ts"
 import { parseChange, taskChanges, type AiStatus, type ProposalChange } from "./Proposal.ts"
@@ -55,7 +56,7 @@ export interface TasksConfig {
   readonly machineKeys: ReadonlyArray<MachineKey>
 }
 
-/** Settings (document 3, "Settings"); the allowed channel and frequency values are ours (not shown there). */
+/** Settings; the allowed channel and frequency values are ours (not shown there). */
 export const NotificationChannels = ["email", "slack", "none"] as const
 export const NotificationFrequencies = ["immediate", "daily", "weekly"] as const
 export interface Settings {
@@ -100,18 +101,22 @@ export interface MeetingsQuery {
   readonly end?: string | undefined
 }
 
-/** Document 3, "Bulk body". */
+/** */
 export const BulkActions = ["accept", "reject", "done"] as const
 
 /** User API keys are `tsk_` and 43 characters of randomness. */
 export const apiKeyPrefix = "tsk_"
+
+/** Web session cookies are `tss_` and 43 characters of randomness; a session lasts 14 days. */
+const sessionPrefix = "tss_"
+export const sessionLifetimeMillis = 14 * 24 * 60 * 60 * 1000
 
 const invalid = (fields: FieldErrors) => new InvalidFields({ fields })
 const taskNotFound = () => new NotFound({ message: "Task not found" })
 const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 /**
- * The task inbox's use cases (document 3) over the record-store port. Every task read or change is scoped to
+ * The task inbox's use cases over the record-store port. Every task read or change is scoped to
  * the authenticated user: a task they are not party to is NotFound, as a missing one is.
  */
 export class Tasks extends Context.Service<Tasks, Effect.Success<ReturnType<typeof make>>>()("core/tasks/Tasks") {
@@ -127,7 +132,8 @@ const make = (config: TasksConfig) =>
     const store = yield* RecordStore
     const keys = yield* TaskApiKeyStore
     const sessions = yield* SessionStore
-    const outbox = yield* TaskEventOutbox
+    const outbox = yield* ProducerOutbox
+    const transactions = yield* Transactions
     const ids = yield* IdGenerator
     const machineKeyHashes = config.machineKeys.map((k) => ({ ...k, hash: hashSecret(k.key) }))
     const base = config.publicUrl.replace(/\/+$/, "")
@@ -447,6 +453,21 @@ const make = (config: TasksConfig) =>
         return yield* ensureCollaborator(session.email, session.name)
       }),
 
+      /**
+       * Signing in (the hub vouched for this email): the collaborator with the email, created on first sign-in,
+       * and a new session. Answers the cookie value; only its hash is kept.
+       */
+      startSession: Effect.fn("Tasks.startSession")(function* (email: string, name: string) {
+        const user = yield* ensureCollaborator(email, name)
+        const secret = issueSecret(sessionPrefix)
+        const expiresAt = new Date((yield* Clock.currentTimeMillis) + sessionLifetimeMillis).toISOString()
+        yield* sessions.create({ hash: secret.hash, email: user.email, name: user.name, expiresAt })
+        return { cookie: secret.plaintext, user, expiresAt }
+      }),
+      endSession: Effect.fn("Tasks.endSession")(function* (cookie: string) {
+        if (cookie.length > 0) yield* sessions.remove(hashSecret(cookie))
+      }),
+
       createApiKey: Effect.fn("Tasks.createApiKey")(function* (user: TaskUser, name: string) {
         const trimmed = name.trim()
         if (trimmed.length === 0 || trimmed.length > 100) {
@@ -563,25 +584,33 @@ const make = (config: TasksConfig) =>
         const task = yield* partyTask(user, id)
         const to = yield* resolvePerson("assignedTo", body.assignedTo)
         const now = yield* isoNow
-        const delegated = yield* changeTask(task, Triage.delegate(task, user, to, body.reason, now))
-        // Document 3: the new assignee is notified, through the hub's notification feed.
-        yield* outbox.enqueue({
-          id: yield* ids.next,
-          type: "tasks.notification.created",
-          service: "tasks",
-          occurredAt: now,
-          subject: { email: to.email },
-          data: {
-            kind: "task_delegated",
-            taskId: task.id,
-            title: delegated.title,
-            from: { email: user.email, name: user.name },
-            ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
-            link: taskLink(task.id)
-          },
-          contractVersion: "v1"
-        })
-        return yield* showOne(delegated)
+        // The new assignee is notified through the hub's feed. The change and its event are one unit of work:
+        // on a record store in the service's own database they commit together, so a crash between them
+        // cannot keep one without the other (docs/notifications.md, "What services emit").
+        return yield* transactions
+          .atomically(
+            Effect.gen(function* () {
+              const delegated = yield* changeTask(task, Triage.delegate(task, user, to, body.reason, now))
+              yield* outbox.enqueue({
+                id: yield* ids.next,
+                type: "tasks.notification.created",
+                service: "tasks",
+                occurredAt: now,
+                subject: { email: to.email },
+                data: {
+                  kind: "task_delegated",
+                  taskId: task.id,
+                  title: delegated.title,
+                  from: { email: user.email, name: user.name },
+                  ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
+                  link: taskLink(task.id)
+                },
+                contractVersion: "v1"
+              })
+              return delegated
+            })
+          )
+          .pipe(Effect.flatMap(showOne))
       }),
 
       shortlink: Effect.fn("Tasks.shortlink")(function* (user: TaskUser, id: string) {
@@ -667,7 +696,7 @@ const make = (config: TasksConfig) =>
         if (change.action === "create_task" && change.assignedTo !== undefined) {
           yield* resolvePerson("proposedChangesObj.assignedTo", change.assignedTo)
         }
-        // The task owner resolves a proposal about their task (document 3, "Errors" 403); otherwise its author.
+        // The task owner resolves a proposal about their task; otherwise its author.
         const owner = task?.assignedTo ?? task?.requestedBy ?? user.id
         const link = (id: string | undefined) => (id === undefined ? [] : [id])
         const record = yield* store.create("proposals", {

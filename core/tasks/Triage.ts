@@ -11,7 +11,7 @@ const who = (person: Person) => `${person.name} <${person.email}>`
 export const defaultBulkRejectReason = "Rejected in bulk triage"
 
 /**
- * The triage moves of document 3, "States and transitions", as the fields each one changes. Every move
+ * The triage moves of the task inbox contract, "States and transitions", as the fields each one changes. Every move
  * applies to a task in any state; the use case checks who may make it.
  */
 export const Triage = {

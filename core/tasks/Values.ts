@@ -1,6 +1,6 @@
 import { Result } from "effect"
 
-/** Document 3, "Field value sets". Answers always carry the canonical values. */
+/** Answers always carry the canonical values. */
 export const Statuses = ["Ready to Start", "In Progress", "Done", "Cancelled", "Someday/Maybe"] as const
 export type Status = (typeof Statuses)[number]
 
@@ -19,7 +19,7 @@ export type TriageStatus = (typeof TriageStatuses)[number]
 export const Origins = ["Human", "AI Agent", "Automation"] as const
 export type Origin = (typeof Origins)[number]
 
-/** Priority aliases, input only, case-insensitive (document 3). */
+/** Priority aliases, input only, case-insensitive. */
 const priorityAliases: Readonly<Record<string, Priority>> = {
   p0: "P0: Urgent & Critical",
   urgent: "P0: Urgent & Critical",
@@ -36,7 +36,7 @@ const priorityAliases: Readonly<Record<string, Priority>> = {
   lowest: "P4: Lowest Priority"
 }
 
-/** `Must be one of: ...`, the message document 3 gives for an unknown value. */
+/** `Must be one of: ...`, the message the task inbox contract gives for an unknown value. */
 export const mustBeOneOf = (values: ReadonlyArray<string>): string => `Must be one of: ${values.join(", ")}`
 
 const canonicalFrom =

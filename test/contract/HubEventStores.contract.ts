@@ -3,11 +3,11 @@ import { Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { monotonicFactory } from "ulid"
 import { CatalogStore, type CatalogEntryInput } from "../../core/hub/CatalogStore.ts"
-import { EmailQueue, type EmailBatch } from "../../core/hub/EmailQueue.ts"
+import { DeliveryStore, type ClaimedDelivery, type NewDelivery } from "../../core/hub/Deliveries.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
 import { NotificationStore, type Notification } from "../../core/hub/NotificationStore.ts"
 
-export type HubEventStores = EventStore | CatalogStore | NotificationStore | EmailQueue
+export type HubEventStores = EventStore | CatalogStore | NotificationStore | DeliveryStore
 
 const nextId = monotonicFactory()
 const at = (year: number, seconds = 0) => new Date(Date.UTC(year, 0, 1) + seconds * 1000).toISOString()
@@ -37,8 +37,21 @@ const notificationOf = (userId: string, fields: Partial<Notification> = {}): Not
   url: "/tasks/1",
   category: null,
   createdAt: at(2040),
+  readAt: null,
   ...fields
 })
+
+const deliveryOf = (n: Notification, fields: Partial<NewDelivery> = {}): NewDelivery => ({
+  notificationId: n.id,
+  userId: n.userId,
+  channel: "email",
+  target: "",
+  nextAttemptAt: n.createdAt,
+  createdAt: n.createdAt,
+  ...fields
+})
+
+const idsOf = (claimed: ReadonlyArray<ClaimedDelivery>) => claimed.map((c) => c.delivery.id)
 
 /** The four stores of event ingest and notifications, against one adapter family. */
 export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEventStores, unknown>) => {
@@ -201,66 +214,198 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           assert.deepStrictEqual(yield* store.feed(userId, 1), [second])
         })
       )
-    })
 
-    describe("EmailQueue", () => {
-      it.effect("queues once, claims one batch per user with a lease, and marks items sent", () =>
+      it.effect("pages the person's feed by position, leaves hidden services out, and counts what is unread", () =>
         Effect.gen(function* () {
-          const queue = yield* EmailQueue
-          const ada = `usr_a_${randomUUID()}`
-          const bob = `usr_b_${randomUUID()}`
-          const a1 = notificationOf(ada, { createdAt: at(2003, 1) })
-          const a2 = notificationOf(ada, { createdAt: at(2003, 3) })
-          const b1 = notificationOf(bob, { createdAt: at(2003, 2) })
-          assert.isTrue(yield* queue.enqueue(a1))
-          assert.isFalse(yield* queue.enqueue(a1))
-          yield* queue.enqueue(b1)
-          yield* queue.enqueue(a2)
-          assert.deepStrictEqual(yield* queue.pending(ada), [a1, a2])
-
-          const mine = (batches: ReadonlyArray<EmailBatch>) =>
-            batches.filter((b) => b.userId === ada || b.userId === bob)
-          const batches = mine(yield* queue.claim(at(2033), at(2033, 60), 100))
-          assert.deepStrictEqual(batches, [
-            { userId: ada, email: a1.email, items: [a1, a2] },
-            { userId: bob, email: b1.email, items: [b1] }
-          ])
-          // Leased: nothing to claim until the lease passes.
-          assert.deepStrictEqual(mine(yield* queue.claim(at(2033, 1), at(2033, 61), 100)), [])
-          yield* queue.markSent([a1.id, a2.id], at(2033, 2))
-          assert.deepStrictEqual(yield* queue.pending(ada), [])
-          // Bob's batcher died before marking: after the lease his item is claimed again, Ada's never.
-          assert.deepStrictEqual(mine(yield* queue.claim(at(2033, 60), at(2033, 120), 100)), [
-            { userId: bob, email: b1.email, items: [b1] }
-          ])
-          yield* queue.markSent([b1.id], at(2033, 61))
-          assert.deepStrictEqual(mine(yield* queue.claim(at(2034), at(2034, 60), 100)), [])
+          const store = yield* NotificationStore
+          const userId = `usr_${randomUUID()}`
+          const filed = Array.from({ length: 5 }, (_, i) =>
+            notificationOf(userId, { createdAt: at(2041, i < 2 ? 1 : i), service: i === 3 ? "hidden" : "tasks" })
+          )
+          for (const n of filed) yield* store.file(n)
+          yield* store.file(notificationOf(`usr_${randomUUID()}`))
+          const [n0, n1, n2, , n4] = filed as [Notification, Notification, Notification, Notification, Notification]
+          const firstPage = yield* store.page(userId, { limit: 2, hiddenServices: ["hidden"] })
+          // Same instant: the larger id first.
+          assert.deepStrictEqual(firstPage, [n4, n2])
+          const rest = yield* store.page(userId, {
+            limit: 10,
+            after: { createdAt: n2.createdAt, id: n2.id },
+            hiddenServices: ["hidden"]
+          })
+          assert.deepStrictEqual(rest, [n1, n0])
+          assert.strictEqual((yield* store.page(userId, { limit: 10, hiddenServices: [] })).length, 5)
+          assert.strictEqual(yield* store.unreadCount(userId, ["hidden"]), 4)
+          assert.strictEqual(yield* store.unreadCount(userId, []), 5)
         })
       )
 
-      it.effect("concurrent claims never hand out the same notification twice", () =>
+      it.effect("marks read once (the first time stays), only the user's own, and all at once", () =>
         Effect.gen(function* () {
-          const queue = yield* EmailQueue
+          const store = yield* NotificationStore
+          const userId = `usr_${randomUUID()}`
+          const other = `usr_${randomUUID()}`
+          const mine = notificationOf(userId)
+          const theirs = notificationOf(other)
+          for (const n of [mine, theirs, notificationOf(userId), notificationOf(userId, { readAt: at(2039) })]) {
+            yield* store.file(n)
+          }
+          assert.strictEqual(yield* store.markRead(userId, theirs.id, at(2042)), undefined)
+          assert.strictEqual(yield* store.markRead(userId, nextId(), at(2042)), undefined)
+          assert.deepStrictEqual(yield* store.markRead(userId, mine.id, at(2042)), { ...mine, readAt: at(2042) })
+          assert.deepStrictEqual(yield* store.markRead(userId, mine.id, at(2043)), { ...mine, readAt: at(2042) })
+          assert.strictEqual(yield* store.unreadCount(userId, []), 1)
+          assert.strictEqual(yield* store.markAllRead(userId, at(2044)), 1)
+          assert.strictEqual(yield* store.unreadCount(userId, []), 0)
+          assert.strictEqual(yield* store.unreadCount(other, []), 1)
+        })
+      )
+    })
+
+    describe("DeliveryStore", () => {
+      it.effect(
+        "queues once; claims each person's email together, counting the attempt; never hands one out twice",
+        () =>
+          Effect.gen(function* () {
+            const notifications = yield* NotificationStore
+            const store = yield* DeliveryStore
+            const ada = `usr_a_${randomUUID()}`
+            const bob = `usr_b_${randomUUID()}`
+            const a1 = notificationOf(ada, { createdAt: at(2003, 1) })
+            const a2 = notificationOf(ada, { createdAt: at(2003, 3) })
+            const b1 = notificationOf(bob, { createdAt: at(2003, 2) })
+            for (const n of [a1, a2, b1]) yield* notifications.file(n)
+            // Ada's second waits for her digest; Bob's is due later than the claim.
+            yield* store.enqueue([deliveryOf(a1), deliveryOf(a2, { nextAttemptAt: at(2050) })])
+            yield* store.enqueue([
+              deliveryOf(a1, { nextAttemptAt: at(2060) }),
+              deliveryOf(b1, { nextAttemptAt: at(2034) })
+            ])
+            const mine = (groups: ReadonlyArray<ReadonlyArray<ClaimedDelivery>>) =>
+              groups.filter((g) => g[0]!.delivery.userId === ada || g[0]!.delivery.userId === bob)
+            const groups = mine(yield* store.claimEmail(at(2033), at(2033, 60), 1000))
+            assert.strictEqual(groups.length, 1)
+            assert.deepStrictEqual(
+              groups[0]!.map((c) => [c.delivery.id, c.delivery.status, c.delivery.attempts, c.notification]),
+              [
+                [`${a1.id}/email`, "sending", 1, a1],
+                [`${a2.id}/email`, "sending", 1, a2]
+              ]
+            )
+            // Claimed: never handed out again, not even after the lease.
+            assert.deepStrictEqual(mine(yield* store.claimEmail(at(2040), at(2040, 60), 1000)), [
+              [
+                {
+                  delivery: {
+                    id: `${b1.id}/email`,
+                    notificationId: b1.id,
+                    userId: bob,
+                    channel: "email",
+                    target: "",
+                    status: "sending",
+                    attempts: 1,
+                    nextAttemptAt: at(2034),
+                    lastError: null,
+                    createdAt: b1.createdAt,
+                    sentAt: null
+                  },
+                  notification: b1
+                }
+              ]
+            ])
+            yield* store.settle([`${a1.id}/email`, `${a2.id}/email`], { status: "sent", atIso: at(2040, 1) })
+            assert.strictEqual(yield* store.interruptStale(at(2040, 59)), 0)
+            assert.isAtLeast(yield* store.interruptStale(at(2040, 60)), 1)
+            const log = yield* store.forUser(ada, 10)
+            assert.deepStrictEqual(
+              log.map((d) => [d.id, d.status, d.sentAt]),
+              [
+                [`${a2.id}/email`, "sent", at(2040, 1)],
+                [`${a1.id}/email`, "sent", at(2040, 1)]
+              ]
+            )
+            const [interrupted] = yield* store.forUser(bob, 10)
+            assert.strictEqual(interrupted?.status, "interrupted")
+            assert.isString(interrupted?.lastError)
+            // A settle from a worker that was only slow still records the truth.
+            yield* store.settle([`${b1.id}/email`], { status: "sent", atIso: at(2041) })
+            assert.strictEqual((yield* store.forUser(bob, 10))[0]?.status, "sent")
+            // A settled delivery does not change again.
+            yield* store.settle([`${b1.id}/email`], { status: "failed", error: "late" })
+            assert.strictEqual((yield* store.forUser(bob, 10))[0]?.status, "sent")
+          })
+      )
+
+      it.effect("claims a channel's due deliveries; a retry comes back at its time, then fails or is cancelled", () =>
+        Effect.gen(function* () {
+          const notifications = yield* NotificationStore
+          const store = yield* DeliveryStore
+          const userId = `usr_${randomUUID()}`
+          const n = notificationOf(userId, { createdAt: at(2005) })
+          yield* notifications.file(n)
+          const target = `sub_${randomUUID()}`
+          yield* store.enqueue([
+            deliveryOf(n, { channel: "chat", target: "person" }),
+            deliveryOf(n, { channel: "push", target }),
+            deliveryOf(n, { channel: "push", target: `${target}_2` })
+          ])
+          const mine = (claimed: ReadonlyArray<ClaimedDelivery>) => claimed.filter((c) => c.delivery.userId === userId)
+          const chat = mine(yield* store.claim("chat", at(2005), at(2005, 60), 1000))
+          assert.deepStrictEqual(idsOf(chat), [`${n.id}/chat`])
+          yield* store.settle(idsOf(chat), { status: "pending", nextAttemptAt: at(2005, 30), error: "answered 503" })
+          assert.deepStrictEqual(mine(yield* store.claim("chat", at(2005, 29), at(2005, 90), 1000)), [])
+          const again = mine(yield* store.claim("chat", at(2005, 30), at(2005, 90), 1000))
+          assert.deepStrictEqual(
+            again.map((c) => [c.delivery.attempts, c.delivery.lastError]),
+            [[2, "answered 503"]]
+          )
+          yield* store.settle(idsOf(again), { status: "failed", error: "answered 404" })
+          assert.deepStrictEqual(mine(yield* store.claim("chat", at(2006), at(2006, 60), 1000)), [])
+
+          yield* store.cancelTarget("push", target, "the subscription is gone")
+          const pushes = mine(yield* store.claim("push", at(2005), at(2005, 60), 1000))
+          assert.deepStrictEqual(idsOf(pushes), [`${n.id}/push/${target}_2`])
+          const log = yield* store.forUser(userId, 10)
+          assert.deepStrictEqual(Object.fromEntries(log.map((d) => [d.id, [d.status, d.attempts, d.lastError]])), {
+            [`${n.id}/chat`]: ["failed", 2, "answered 404"],
+            [`${n.id}/push/${target}`]: ["cancelled", 0, "the subscription is gone"],
+            [`${n.id}/push/${target}_2`]: ["sending", 1, null]
+          })
+        })
+      )
+
+      it.effect("concurrent claims never hand out the same delivery twice", () =>
+        Effect.gen(function* () {
+          const notifications = yield* NotificationStore
+          const store = yield* DeliveryStore
           const prefix = `usr_c_${randomUUID()}`
           const users = Array.from({ length: 40 }, (_, i) => `${prefix}_${String(i).padStart(2, "0")}`)
-          const queued = users.flatMap((userId, i) =>
+          const filed = users.flatMap((userId, i) =>
             [0, 1, 2].map((k) => notificationOf(userId, { createdAt: at(2004, i * 3 + k) }))
           )
-          yield* Effect.forEach(queued, (n) => queue.enqueue(n), { discard: true })
-          const mine = (batches: ReadonlyArray<EmailBatch>) => batches.filter((b) => b.userId.startsWith(prefix))
-          // Several batchers at once, round after round, each lease passing before the next round.
+          yield* Effect.forEach(filed, (n) => notifications.file(n), { discard: true })
+          yield* store.enqueue(
+            filed.flatMap((n) => [deliveryOf(n), deliveryOf(n, { channel: "chat", target: "person" })])
+          )
           const handedOut: Array<string> = []
-          for (let round = 0; round < 12 && handedOut.length < queued.length; round++) {
+          for (let round = 0; round < 12; round++) {
             const claims = yield* Effect.forEach(
               Array.from({ length: 12 }),
-              () => queue.claim(at(2035, round * 100), at(2035, round * 100 + 60), 3),
+              (_, i) =>
+                i % 2 === 0
+                  ? Effect.map(store.claimEmail(at(2035, round), at(2035, round + 60), 3), (groups) => groups.flat())
+                  : store.claim("chat", at(2035, round), at(2035, round + 60), 5),
               { concurrency: "unbounded" }
             )
-            const ids = claims.flatMap((batches) => mine(batches).flatMap((b) => b.items.map((item) => item.id)))
-            yield* queue.markSent(ids, at(2035, round * 100 + 1))
-            handedOut.push(...ids)
+            handedOut.push(
+              ...claims
+                .flat()
+                .filter((c) => c.delivery.userId.startsWith(prefix))
+                .map((c) => c.delivery.id)
+            )
           }
           assert.strictEqual(new Set(handedOut).size, handedOut.length)
+          assert.strictEqual(handedOut.length, filed.length * 2)
         })
       )
     })

@@ -36,4 +36,18 @@ export const SessionStoreContract = (name: string, store: Layer.Layer<SessionSto
           assert.deepStrictEqual(yield* sessions.find(session.hash, "2030-06-01T00:00:00.000Z"), renewed)
         })
       )
+
+      it.effect("remove ends a session; removing one that is gone changes nothing", () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const ended = sessionOf()
+          const kept = sessionOf()
+          yield* sessions.create(ended)
+          yield* sessions.create(kept)
+          yield* sessions.remove(ended.hash)
+          yield* sessions.remove(ended.hash)
+          assert.isUndefined(yield* sessions.find(ended.hash, "2029-01-01T00:00:00.000Z"))
+          assert.deepStrictEqual(yield* sessions.find(kept.hash, "2029-01-01T00:00:00.000Z"), kept)
+        })
+      )
     }))

@@ -1,4 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
@@ -52,6 +54,8 @@ const memoryData = Layer.mergeAll(
   CallerKeyStoreMemory,
   DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
   WebhookStoreMemory,
+  ProducerOutboxMemory,
+  OrganizationAdminsMemory,
   IdGeneratorUlid
 )
 

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { CatalogStoreSql } from "../../adapters/sql/hub/CatalogStoreSql.ts"
-import { EmailQueueSql } from "../../adapters/sql/hub/EmailQueueSql.ts"
+import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
@@ -12,6 +12,6 @@ HubEventStoresContract("memory", HubEventStoresMemory)
 for (const backend of sqlBackends) {
   HubEventStoresContract(
     backend.name,
-    hubEventsSqlOn(Layer.mergeAll(EventStoreSql, CatalogStoreSql, NotificationStoreSql, EmailQueueSql), backend)
+    hubEventsSqlOn(Layer.mergeAll(EventStoreSql, CatalogStoreSql, NotificationStoreSql, DeliveryStoreSql), backend)
   )
 }

@@ -14,10 +14,13 @@ import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
-import { signedDelivery, testSecretsKey } from "../support/HubEvents.ts"
+import { signedDelivery, testPublicUrl, testSecretsKey } from "../support/HubEvents.ts"
 import { acknowledgement, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
 import { ServiceStoreContract } from "./ServiceStore.contract.ts"
 import { hubSqlOn } from "./hub-sql-layers.ts"
+import { ChannelsMemory } from "../../adapters/memory/hub/ChannelsMemory.ts"
+import { MailerMemory } from "../../adapters/memory/MailerMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 /**
  * The hub's event ingest on two instances over one database, each keeping producers' opened signing keys:
@@ -29,7 +32,11 @@ const ulid = monotonicFactory()
 
 /** One hub instance: registry over the SQL store with its key cache; events, catalog and directory in memory. */
 const hubInstance = Layer.mergeAll(
-  HubEventsLayer({ quota: { limit: 100_000, windowMillis: 60_000 } }).pipe(
+  HubEventsLayer({
+    quota: { limit: 100_000, windowMillis: 60_000 },
+    deliveries: { publicUrl: testPublicUrl, secretsKey: testSecretsKey, retrySchedule: [60] },
+    person: { secretsKey: testSecretsKey, allowLoopbackHttp: true }
+  }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         Registry.layer({ secretsKey: testSecretsKey, allowLoopbackHttp: true }).pipe(
@@ -37,7 +44,10 @@ const hubInstance = Layer.mergeAll(
         ),
         DirectoryMemory,
         IdGeneratorUlid,
-        HubEventStoresMemory
+        HubEventStoresMemory,
+        TransactionsMemory,
+        MailerMemory,
+        ChannelsMemory
       )
     )
   ),

@@ -80,6 +80,8 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
       ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshPostgres(serverUrl) }),
       DECISIONS_WORKER_POLL_MS: "50",
       HUB_WORKER_POLL_MS: "50",
+      EVENT_RELAY_POLL_MS: "50",
+      EVENT_RELAY_LEASE_MS: "2000",
       // An event claimed by the killed server is processed again once this lease has passed.
       HUB_EVENT_LEASE_MS: "2000",
       WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.5,1,1",
@@ -116,6 +118,11 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
     const orgId = JSON.parse((await hubAdmin("POST", "/api/v1/admin/orgs", { name: "Acme" })).text).data.org.id
     assert.strictEqual(
       (await hubAdmin("POST", "/api/v1/admin/users", { email: "ada@acme.test", name: "Ada" })).status,
+      201
+    )
+    // Eve's feed receives the events sent to the hub directly; Ada's the decisions' notifications.
+    assert.strictEqual(
+      (await hubAdmin("POST", "/api/v1/admin/users", { email: "eve@acme.test", name: "Eve" })).status,
       201
     )
     await until("the task inbox registered at the hub", async () => {
@@ -223,7 +230,7 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
           type: "tasks.notification.created",
           service: "tasks",
           occurredAt: new Date().toISOString(),
-          subject: { email: "ada@acme.test", companyId: orgId },
+          subject: { email: "eve@acme.test", companyId: orgId },
           data: { title: `Event ${n}` },
           contractVersion: "v1"
         })
@@ -340,15 +347,17 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
       .map((e: any) => e.data.decision.id as string)
     assert.sameMembers(resolvedIds, chosen)
 
-    // Each event landed once in Ada's feed.
+    // Each event landed once in Eve's feed.
     const events = sent.filter((r) => r.kind === "event").map((r) => r.subject)
     let lastFeed = ""
     const feed = await until(
       "every event in the feed",
       async () => {
-        const answer = await hubAdmin("GET", "/api/v1/admin/users/ada%40acme.test/notifications?limit=200")
+        const answer = await hubAdmin("GET", "/api/v1/admin/users/eve%40acme.test/notifications?limit=200")
         lastFeed = `${events.length} events, ${JSON.parse(answer.text).data.notifications.length} in the feed; missing acked: ${JSON.stringify(sent.filter((r) => r.kind === "event" && !answer.text.includes(r.subject)).map((r) => [r.first?.status, r.first === undefined]))}`
-        const notifications = JSON.parse(answer.text).data.notifications as Array<{ eventId: string }>
+        const notifications = (
+          JSON.parse(answer.text).data.notifications as Array<{ eventId: string; service: string }>
+        ).filter((n) => n.service === "tasks")
         return notifications.length >= events.length ? notifications : undefined
       },
       30_000,
@@ -356,12 +365,31 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
     )
     await sleep(300)
     const feedNow = JSON.parse(
-      (await hubAdmin("GET", "/api/v1/admin/users/ada%40acme.test/notifications?limit=200")).text
-    ).data.notifications as Array<{ eventId: string }>
+      (await hubAdmin("GET", "/api/v1/admin/users/eve%40acme.test/notifications?limit=200")).text
+    ).data.notifications as Array<{ eventId: string; service: string; title: string }>
     assert.isAtLeast(feed.length, events.length)
     assert.sameMembers(
-      feedNow.map((n) => n.eventId),
+      feedNow.filter((n) => n.service === "tasks").map((n) => n.eventId),
       events
     )
+
+    const feedMax = 200
+    // Ada holds the role of every decision made: each told her once, whenever the crashes fell between the
+    // decision, its relay and the hub (the hub files an event once per producer and id).
+    const told = await until(
+      "a notification for every decision made",
+      async () => {
+        const answer = await hubAdmin("GET", "/api/v1/admin/users/ada%40acme.test/notifications?limit=200")
+        const titles = (JSON.parse(answer.text).data.notifications as Array<{ service: string; title: string }>)
+          .filter((n) => n.service === "decisions")
+          .map((n) => n.title)
+        return titles.length >= Math.min(made.length, feedMax) ? titles : undefined
+      },
+      30_000
+    )
+    // The feed answers its newest 200: each of them once, and all of them when that is every decision.
+    assert.strictEqual(new Set(told).size, told.length)
+    assert.includeMembers(made, told)
+    assert.strictEqual(told.length, Math.min(made.length, feedMax))
   }, 180_000)
 })

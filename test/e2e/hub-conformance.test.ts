@@ -23,7 +23,7 @@ import type { ConformanceReport } from "../../core/hub/ServiceStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { request, serveForTest } from "../support/Http.ts"
-import { tasksMemoryData, tasksStack } from "../support/TasksStack.ts"
+import { tasksMemoryData, tasksStack, webSignInOff } from "../support/TasksStack.ts"
 
 const issuer = "platform-hub"
 const adminKey = "hub-admin-key-for-tests-0123456789"
@@ -73,7 +73,7 @@ const serveFirstParty = Effect.gen(function* () {
     decisionsRoutes(settings).pipe(Layer.provide(Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, ready)))
   )
   const tasks = yield* serveForTest(
-    tasksRoutes(settings).pipe(Layer.provide(Layer.merge(tasksStack(tasksMemoryData), ready)))
+    tasksRoutes(settings, webSignInOff).pipe(Layer.provide(Layer.merge(tasksStack(tasksMemoryData), ready)))
   )
   const firstParty: FirstPartySettings = {
     decisionsBaseUrl: decisions.baseUrl,
@@ -91,7 +91,7 @@ const failedChecks = (report: ConformanceReport) => report.checks.filter((c) => 
 type Flaw = "manifestOpenWithoutKey" | "leaksOnReady" | "acceptsWrongAudience"
 
 /**
- * A small third-party service written against document 1 with at most one deliberate flaw. Its keys are
+ * A small third-party service written against the platform contract with at most one deliberate flaw. Its keys are
  * issued by the registry after it listens, so they are set afterwards.
  */
 const testService = (flaw?: Flaw) =>

@@ -9,7 +9,10 @@ import { HubWorkers, type HubEventsConfig } from "../../apps/server/HubEventsRun
 import { sign } from "../../core/auth/Signature.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { EventStore } from "../../core/hub/EventStore.ts"
-import { EmailBatcher, EventProcessor } from "../../core/hub/EventProcessor.ts"
+import { EventProcessor } from "../../core/hub/EventProcessor.ts"
+import { NotificationDeliveries } from "../../core/hub/NotificationDeliveries.ts"
+import { MailerRecordings } from "../../adapters/memory/MailerMemory.ts"
+import { ChannelMessages } from "../../adapters/memory/hub/ChannelsMemory.ts"
 import { firstPartyCatalog, seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { request, serveForTest } from "../support/Http.ts"
@@ -37,7 +40,7 @@ const serve = (config: Partial<HubEventsConfig> = {}, withWorkers = false) =>
       Layer.provide(provided)
     )
     const { baseUrl } = yield* serveForTest(routes)
-    if (withWorkers) yield* Layer.build(HubWorkers(3_600_000, 3_600_000).pipe(Layer.provide(provided)))
+    if (withWorkers) yield* Layer.build(HubWorkers(3_600_000).pipe(Layer.provide(provided)))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
       Effect.provideContext(effect, services as never) as Effect.Effect<A, E>
     return { baseUrl, run }
@@ -359,7 +362,7 @@ describe("notifications end to end", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const { baseUrl, run } = yield* serve()
+          const { baseUrl, run } = yield* serve({ processor: { emailBatchMillis: 1 } })
           const acmeKey = yield* run(registerProducer("acme"))
           assert.strictEqual((yield* addAcmeType(baseUrl)).status, 201)
           yield* run(
@@ -399,26 +402,36 @@ describe("notifications end to end", () => {
               ["Report ready", first.id, "/inbox"]
             ]
           )
+          // Unread on the bell; the email waits in the outbox for the digest.
           assert.deepStrictEqual(
-            before.json.data.channels.map((c: { channel: string; title: string }) => [c.channel, c.title]),
+            before.json.data.notifications.map((n: { readAt: string | null }) => n.readAt),
+            [null, null]
+          )
+          assert.deepStrictEqual(
+            before.json.data.deliveries.map((d: { channel: string; status: string }) => [d.channel, d.status]),
             [
-              ["bell", "Report ready"],
-              ["bell", "Second report"]
+              ["email", "pending"],
+              ["email", "pending"]
             ]
           )
-          assert.strictEqual(before.json.data.pendingEmail.length, 2)
 
-          // The batch interval passes: one email with both.
-          assert.strictEqual(yield* run(EmailBatcher.use((b) => b.runDue())), 1)
-          assert.strictEqual(yield* run(EmailBatcher.use((b) => b.runDue())), 0)
-          const after = yield* admin(baseUrl, "GET", "/api/v1/admin/users/ada%40example.com/notifications")
-          const emails = after.json.data.channels.filter((c: { channel: string }) => c.channel === "email")
+          // The digest interval passes: one email with both, oldest first.
+          yield* Effect.sleep(5)
+          assert.strictEqual(yield* run(NotificationDeliveries.use((d) => d.runDue())), 2)
+          assert.strictEqual(yield* run(NotificationDeliveries.use((d) => d.runDue())), 0)
+          const emails = yield* run(MailerRecordings.use((m) => m.sent()))
           assert.strictEqual(emails.length, 1)
+          assert.strictEqual(emails[0]!.to, "ada@example.com")
+          assert.strictEqual(emails[0]!.subject, "2 new notifications")
+          assert.isBelow(emails[0]!.text.indexOf("Report ready"), emails[0]!.text.indexOf("Second report"))
+          const after = yield* admin(baseUrl, "GET", "/api/v1/admin/users/ada%40example.com/notifications")
           assert.deepStrictEqual(
-            emails[0].notificationIds,
-            before.json.data.notifications.map((n: { id: string }) => n.id).reverse()
+            after.json.data.deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts]),
+            [
+              ["sent", 1],
+              ["sent", 1]
+            ]
           )
-          assert.deepStrictEqual(after.json.data.pendingEmail, [])
 
           const missing = yield* admin(baseUrl, "GET", "/api/v1/admin/users/nobody%40example.com/notifications")
           assert.strictEqual(missing.status, 404)
@@ -444,28 +457,55 @@ describe("notifications end to end", () => {
           )
         )
         const changed = yield* admin(baseUrl, "PUT", "/api/v1/admin/users/bob%40example.com/preferences", {
-          channels: ["chat", "push"]
+          channels: ["chat", "email"],
+          emailMode: "immediate",
+          chatWebhookUrl: "https://chat.example/hooks/bob"
         })
         assert.strictEqual(changed.status, 200)
-        assert.deepStrictEqual(changed.json.data.preferences, { serviceVisible: {}, channels: ["chat", "push"] })
+        assert.deepStrictEqual(changed.json.data.preferences, {
+          serviceVisible: {},
+          channels: ["chat", "email"],
+          emailMode: "immediate",
+          chatWebhook: true
+        })
         const invalid = yield* admin(baseUrl, "PUT", "/api/v1/admin/users/bob%40example.com/preferences", {
           channels: ["fax"]
         })
         assert.strictEqual(invalid.status, 400)
+        const privateHook = yield* admin(baseUrl, "PUT", "/api/v1/admin/users/bob%40example.com/preferences", {
+          chatWebhookUrl: "https://10.0.0.1/hook"
+        })
+        assert.strictEqual(privateHook.status, 400)
+        assert.strictEqual(privateHook.json.error.details[0].field, "chatWebhookUrl")
 
         const event = notification("acme", "bob@example.com", "Ping")
         assert.strictEqual(
           (yield* deliverHttp(baseUrl, { secret: acmeKey, body: event.body, eventId: event.id })).status,
           202
         )
-        // The poll interval is an hour: only the wake-up after the accept can have processed it.
-        let channels: ReadonlyArray<string> = []
-        for (let i = 0; i < 200 && channels.length < 2; i++) {
+        // The poll interval is an hour: only the wake-ups after the accept can have processed and sent it.
+        let data: any
+        for (let i = 0; i < 400; i++) {
           yield* Effect.sleep(10)
-          const feed = yield* admin(baseUrl, "GET", "/api/v1/admin/users/bob%40example.com/notifications")
-          channels = feed.json.data.channels.map((c: { channel: string }) => c.channel)
+          data = (yield* admin(baseUrl, "GET", "/api/v1/admin/users/bob%40example.com/notifications")).json.data
+          if (data.deliveries.length === 2 && data.deliveries.every((d: any) => d.status === "sent")) break
         }
-        assert.deepStrictEqual([...channels].sort(), ["chat", "push"])
+        assert.sameMembers(
+          data.deliveries.map((d: { channel: string; status: string }) => `${d.channel}:${d.status}`),
+          ["chat:sent", "email:sent"]
+        )
+        // The bell is off: the notification is kept in the feed, already read.
+        assert.isString(data.notifications[0].readAt)
+        const chats = yield* run(ChannelMessages.use((c) => c.sent()))
+        assert.deepStrictEqual(
+          chats.map((c) => [c.to, c.text]),
+          [["https://chat.example/hooks/bob", "*Ping*\n<https://hub.example/inbox|Open>"]]
+        )
+        const emails = yield* run(MailerRecordings.use((m) => m.sent()))
+        assert.deepStrictEqual(
+          emails.map((m) => [m.to, m.subject]),
+          [["bob@example.com", "Ping"]]
+        )
       })
     )
   )

@@ -380,7 +380,7 @@ describe("POST /api/v1/registry/{slug}/authorize", () => {
           assert.notInclude(answer.text, minted)
         }
         assert.strictEqual(cases[5]!.json.error.message, "The request body must be at most 8192 bytes.")
-        // Not JSON, or not declared JSON: the same VALIDATION_ERROR (document 1 lists JSON among its causes).
+        // Not JSON, or not declared JSON: the same VALIDATION_ERROR.
         for (const answer of [
           yield* post(baseUrl, shop.apiKey, "{not json"),
           yield* request(`${baseUrl}/api/v1/registry/shopapp/authorize`, {

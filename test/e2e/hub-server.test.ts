@@ -133,13 +133,15 @@ describe("the hub in the bundled server (a real process, the embedded default)",
       (await admin("GET", `/api/v1/admin/users/${encodeURIComponent(email)}/notifications`)).json.data
     const feed = await until("the notification in the feed", async () => {
       const data = await feedOf("ada@acme.test")
-      return data.notifications.length > 0 && data.channels.some((c: any) => c.channel === "email") ? data : undefined
+      return data.notifications.length > 0 && data.deliveries.some((d: any) => d.status === "sent") ? data : undefined
     })
     assert.lengthOf(feed.notifications, 1)
     assert.strictEqual(feed.notifications[0].title, "Your report is ready")
-    assert.sameMembers(
-      feed.channels.map((c: any) => c.channel),
-      ["bell", "email"]
+    // The default channels: unread on the bell, and the person's digest once its interval (200 ms) passed.
+    assert.isNull(feed.notifications[0].readAt)
+    assert.deepStrictEqual(
+      feed.deliveries.map((d: any) => [d.channel, d.status, d.attempts]),
+      [["email", "sent", 1]]
     )
 
     // A task delegated in the task inbox reaches the assignee's hub feed through the tasks outbox relay.

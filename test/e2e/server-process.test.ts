@@ -46,12 +46,15 @@ describe("the bundled server (a real process, the embedded default)", () => {
     assert.hasAllKeys(secrets, [
       "HUB_ADMIN_KEY",
       "HUB_SECRETS_KEY",
+      "HUB_VAPID_PRIVATE_KEY",
       "DECISIONS_API_KEY",
       "DECISIONS_EMBED_KEY",
       "DECISIONS_SECRETS_KEY",
+      "DECISIONS_SIGNING_KEY",
       "TASKS_API_KEY",
       "TASKS_SIGNING_KEY",
-      "TASKS_SECRETS_KEY"
+      "TASKS_SECRETS_KEY",
+      "TASKS_OIDC_CLIENT_SECRET"
     ])
     assert.include(server.output(), `DECISIONS_API_KEY=${secrets["DECISIONS_API_KEY"]}`)
     const manifest = await fetch(url(server.ports.decisions, "/api/v1/manifest"), {

@@ -5,17 +5,17 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { monotonicFactory } from "ulid"
 import { HubEventPublisherHttp } from "../../adapters/http/HubEventPublisherHttp.ts"
-import { TaskEventOutboxMemory } from "../../adapters/memory/tasks/TaskEventOutboxMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { TasksEventRelay } from "../../apps/server/TasksRuntime.ts"
 import { verify } from "../../core/auth/Signature.ts"
 import { IdGeneratorUlid, isUlid } from "../../core/kernel/Ids.ts"
-import { TaskEventOutbox, type TaskEvent } from "../../core/tasks/EventOutbox.ts"
-import { EventRelay } from "../../core/tasks/EventRelay.ts"
+import { ProducerOutbox, type ProducerEvent } from "../../core/events/ProducerOutbox.ts"
+import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
 
 const signingKey = "tasks-signing-key-for-the-relay-tests"
 const nextId = monotonicFactory()
 
-const delegation = (): TaskEvent => ({
+const delegation = (): ProducerEvent => ({
   id: nextId(),
   type: "tasks.notification.created",
   service: "tasks",
@@ -34,7 +34,7 @@ interface Hit {
 }
 
 /**
- * A stand-in for the hub's `POST /api/webhooks/events`: it checks each delivery as document 1 says (the
+ * A stand-in for the hub's `POST /api/webhooks/events`: it checks each delivery as the platform contract says (the
  * four headers, AUTH-2 over the raw body within 300 s of `nowSeconds()`, header id = body id), answers 401
  * to one that fails, else the next of `answers` (the last one repeats), and signals `received` each time.
  */
@@ -44,6 +44,20 @@ const startHub = (answers: ReadonlyArray<number>, nowSeconds: () => number) =>
       const hits: Array<Hit> = []
       const received = Effect.runSync(Deferred.make<void>())
       const server = createServer((req, res) => {
+        // The public catalog, as the hub answers it once the task inbox is registered: the relay waits for it.
+        if (req.method === "GET" && req.url?.startsWith("/api/v1/event-catalog") === true) {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(
+            JSON.stringify({
+              data: {
+                contractVersion: "v1",
+                producers: ["tasks"],
+                types: [{ type: "tasks.notification.created", producer: "tasks", isNotification: true }]
+              }
+            })
+          )
+          return
+        }
         const chunks: Array<Buffer> = []
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
         req.on("end", () => {
@@ -85,9 +99,9 @@ const startHub = (answers: ReadonlyArray<number>, nowSeconds: () => number) =>
   )
 
 const relayTo = (hubUrl: string, key = signingKey) =>
-  EventRelay.layer().pipe(
+  ProducerRelay.layer().pipe(
     Layer.provideMerge(HubEventPublisherHttp({ hubUrl, signingKey: Redacted.make(key), timeoutMs: 5_000 })),
-    Layer.provideMerge(Layer.merge(TaskEventOutboxMemory, IdGeneratorUlid))
+    Layer.provideMerge(Layer.merge(ProducerOutboxMemory, IdGeneratorUlid))
   )
 
 const logged = () => {
@@ -98,7 +112,7 @@ const logged = () => {
 
 const t0 = Date.parse("2030-01-01T00:00:00.000Z")
 
-describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
+describe("task event relay to the hub", () => {
   it.effect("retries a 503 and delivers exactly once acknowledged, signed afresh with a new delivery id", () =>
     Effect.gen(function* () {
       let now = t0
@@ -113,8 +127,8 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
         )
       yield* TestClock.setTime(t0)
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
-        const relay = yield* EventRelay
+        const outbox = yield* ProducerOutbox
+        const relay = yield* ProducerRelay
         const event = delegation()
         yield* outbox.enqueue(event)
 
@@ -170,8 +184,8 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
       const log = logged()
       yield* TestClock.setTime(t0)
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
-        const relay = yield* EventRelay
+        const outbox = yield* ProducerOutbox
+        const relay = yield* ProducerRelay
         const event = delegation()
         yield* outbox.enqueue(event)
         assert.strictEqual(yield* relay.relayDue(), 0)
@@ -198,10 +212,10 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
       const hub = yield* startHub([202], () => Math.floor(t0 / 1000))
       yield* TestClock.setTime(t0)
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
+        const outbox = yield* ProducerOutbox
         const event = delegation()
         yield* outbox.enqueue(event)
-        assert.strictEqual(yield* (yield* EventRelay).relayDue(), 0)
+        assert.strictEqual(yield* (yield* ProducerRelay).relayDue(), 0)
         assert.deepInclude(yield* outbox.get(event.id), { status: "failed", lastStatusCode: 401 })
         assert.deepStrictEqual(
           hub.hits.map((h) => h.verified),
@@ -224,10 +238,10 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
       )
       yield* TestClock.setTime(t0)
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
+        const outbox = yield* ProducerOutbox
         const event = delegation()
         yield* outbox.enqueue(event)
-        assert.strictEqual(yield* (yield* EventRelay).relayDue(), 0)
+        assert.strictEqual(yield* (yield* ProducerRelay).relayDue(), 0)
         const entry = yield* outbox.get(event.id)
         assert.deepInclude(entry, { status: "pending", attempts: 1, lastError: "The hub could not be reached." })
         assert.isUndefined(entry?.lastStatusCode)
@@ -239,10 +253,10 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
   it.live("the server's relay loop sends the outbox when a signing key is set", () =>
     Effect.gen(function* () {
       const hub = yield* startHub([202], () => Math.floor(Date.now() / 1000))
-      const data = Layer.merge(TaskEventOutboxMemory, IdGeneratorUlid)
+      const data = Layer.merge(ProducerOutboxMemory, IdGeneratorUlid)
       const event = delegation()
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
+        const outbox = yield* ProducerOutbox
         yield* outbox.enqueue(event)
         yield* Layer.build(
           TasksEventRelay({ hubUrl: hub.url, signingKey: Redacted.make(signingKey), pollMillis: 10 }).pipe(
@@ -264,10 +278,10 @@ describe("task event relay to the hub (document 1, Events 4 and 5)", () => {
     Effect.gen(function* () {
       const hub = yield* startHub([202], () => Math.floor(t0 / 1000))
       const log = logged()
-      const data = Layer.merge(TaskEventOutboxMemory, IdGeneratorUlid)
+      const data = Layer.merge(ProducerOutboxMemory, IdGeneratorUlid)
       const event = delegation()
       yield* Effect.gen(function* () {
-        const outbox = yield* TaskEventOutbox
+        const outbox = yield* ProducerOutbox
         yield* outbox.enqueue(event)
         yield* Layer.build(
           TasksEventRelay({ hubUrl: hub.url, signingKey: undefined, pollMillis: 10 }).pipe(

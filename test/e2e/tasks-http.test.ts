@@ -5,7 +5,7 @@ import { hashSecret } from "../../core/auth/IssuedSecret.ts"
 import { RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
 import { SessionStore } from "../../core/tasks/SessionStore.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
-import { TaskEventOutbox } from "../../core/tasks/EventOutbox.ts"
+import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { Priorities, Statuses } from "../../core/tasks/Values.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
@@ -25,7 +25,7 @@ const fixture = Effect.gen(function* () {
   const tasks = yield* Tasks
   const records = yield* RecordStore
   const sessions = yield* SessionStore
-  const outbox = yield* TaskEventOutbox
+  const outbox = yield* ProducerOutbox
 
   const send = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
     request(`${baseUrl}${path}`, {
@@ -144,7 +144,7 @@ for (const backend of backends) {
       )
 
       it.effect(
-        "POST /api/tasks answers 201 {ok: true, task} with document 3's defaults; the task is in the inbox",
+        "POST /api/tasks answers 201 {ok: true, task} with the task inbox contract's defaults; the task is in the inbox",
         () =>
           Effect.gen(function* () {
             const { newUser } = yield* fixture

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
-import { TaskEventOutboxMemory } from "../../adapters/memory/tasks/TaskEventOutboxMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
@@ -42,7 +42,7 @@ describe("task inbox when the record store fails", () =>
         FailingRecordStore,
         TaskApiKeyStoreMemory,
         SessionStoreMemory,
-        TaskEventOutboxMemory,
+        ProducerOutboxMemory,
         IdempotencyStoreMemory,
         TransactionsMemory
       )

@@ -1,4 +1,6 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Clock, Context, Effect, Layer, ManagedRuntime, Result } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
@@ -10,6 +12,7 @@ import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory
 import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import type { Decision } from "../../core/decisions/Decision.ts"
 import { step, type Command } from "../../core/decisions/DecisionMachine.ts"
@@ -23,6 +26,9 @@ import { webhookStatuses } from "../../core/decisions/WebhookDelivery.ts"
 import { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import type { Transactions } from "../../core/kernel/Transactions.ts"
+import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
+import type { OrganizationAdmins } from "../../core/decisions/OrganizationAdmins.ts"
 import { epochMs, isoAt } from "../../core/kernel/Timestamp.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { testWebhooks } from "../support/DecisionsMemory.ts"
@@ -47,7 +53,18 @@ const takingTurns = (store: DecisionStore["Service"]): DecisionStore["Service"] 
 
 /** The decisions use cases and webhook registration over `data`, their decision store taking turns. */
 const racingStack = <E>(
-  data: Layer.Layer<DecisionStore | WebhookOutbox | RoleStore | CallerKeyStore | DecisionSignals | WebhookStore, E>
+  data: Layer.Layer<
+    | DecisionStore
+    | WebhookOutbox
+    | RoleStore
+    | CallerKeyStore
+    | DecisionSignals
+    | WebhookStore
+    | ProducerOutbox
+    | OrganizationAdmins
+    | Transactions,
+    E
+  >
 ) =>
   Layer.merge(Decisions.layer, testWebhooks).pipe(
     Layer.provideMerge(
@@ -64,8 +81,10 @@ const memoryData = Layer.mergeAll(
   DecisionStoreMemory,
   RoleStoreMemory,
   CallerKeyStoreMemory,
-  DecisionSignalsMemory.pipe(Layer.provide(TransactionsMemory)),
-  WebhookStoreMemory
+  DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
+  WebhookStoreMemory,
+  ProducerOutboxMemory,
+  OrganizationAdminsMemory
 )
 
 const backends = [
@@ -74,7 +93,7 @@ const backends = [
     name: backend.name,
     stack: () =>
       racingStack(
-        DecisionsDataSql.pipe(
+        Layer.merge(DecisionsDataSql, TransactionsSql).pipe(
           Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
           Layer.provide(backend.layer)
         )

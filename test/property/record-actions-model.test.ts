@@ -1,4 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as fc from "fast-check"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
@@ -37,7 +39,9 @@ const stack = () =>
         DecisionStoreMemory,
         RoleStoreMemory,
         CallerKeyStoreMemory,
-        DecisionSignalsMemory.pipe(Layer.provide(TransactionsMemory)),
+        DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
+        ProducerOutboxMemory,
+        OrganizationAdminsMemory,
         TemplateStoreMemory,
         WebhookStoreMemory,
         RecordStoreCredentialsMemory,

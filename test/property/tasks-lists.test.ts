@@ -12,7 +12,7 @@ import { sqlBackends } from "../support/Databases.ts"
 import { tasksMemoryData, tasksSqlData, tasksStack } from "../support/TasksStack.ts"
 
 /**
- * Document 3's lists against a model: random tasks and random operations by random users, then every list of
+ * The task inbox contract's lists against a model: random tasks and random operations by random users, then every list of
  * every user is compared with the rules as the spec writes them, and every user's reads with who is party to
  * each task. A user who is not party to a task can neither read nor change it.
  */
@@ -95,7 +95,7 @@ const setState = (
 
 const isParty = (t: ModelTask, u: number) => t.assignee === u || t.requester === u
 
-/** The rules of document 3, "Endpoints", as the spec states them, over the model. */
+/** The rules of the task inbox contract, "Endpoints", as the spec states them, over the model. */
 const expectedLists = (tasks: ReadonlyArray<ModelTask>, u: number, now: number) => {
   const live = tasks.filter((t) => !t.archived)
   const ids = (ts: ReadonlyArray<ModelTask>) => ts.map((t) => t.id).sort()
@@ -242,7 +242,7 @@ const isPartyBefore = (fields: Readonly<Record<string, unknown>>, userId: string
 const opsArb = fc.array(opArb, { minLength: 1, maxLength: 25 })
 
 describe("task lists (property)", () => {
-  it("list membership always follows document 3's rules, and no user reads or changes a task they are not party to", () =>
+  it("list membership always follows the task inbox contract's rules, and no user reads or changes a task they are not party to", () =>
     fc.assert(
       fc.asyncProperty(opsArb, (ops) =>
         Effect.runPromise(run(ops).pipe(Effect.provide(Layer.merge(tasksStack(tasksMemoryData), TestClock.layer()))))

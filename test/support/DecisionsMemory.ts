@@ -3,15 +3,19 @@ import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
 import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
 import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
+import { McpSessionStoreMemory } from "../../adapters/memory/decisions/McpSessionStoreMemory.ts"
 import { RecordStoreCredentialsMemory } from "../../adapters/memory/decisions/RecordStoreCredentialsMemory.ts"
 import { RecordUpdaterMemory } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
 import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
 import { TemplateStoreMemory } from "../../adapters/memory/decisions/TemplateStoreMemory.ts"
 import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
+import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
+import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
@@ -43,7 +47,8 @@ export const testWorkers = (updater: Layer.Layer<RecordUpdater, never, never> = 
  * actions go through `updater`.
  */
 export const decisionsMemory = (updater?: Layer.Layer<RecordUpdater, never, never>) =>
-  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater)).pipe(
+  DecisionPages.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater))),
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(
       Layer.mergeAll(
@@ -54,6 +59,9 @@ export const decisionsMemory = (updater?: Layer.Layer<RecordUpdater, never, neve
         TemplateStoreMemory,
         WebhookStoreMemory,
         RecordStoreCredentialsMemory,
+        ProducerOutboxMemory,
+        OrganizationAdminsMemory,
+        McpSessionStoreMemory,
         IdGeneratorUlid
       )
     )

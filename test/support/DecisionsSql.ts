@@ -6,6 +6,7 @@ import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
+import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import type { SqlBackend } from "./Databases.ts"
@@ -13,7 +14,8 @@ import { testWebhooks, testWorkers } from "./DecisionsMemory.ts"
 
 /** The decisions use cases and the idempotency store over the SQL adapters, on a fresh migrated database. */
 export const decisionsSqlOn = (backend: SqlBackend, updater?: Layer.Layer<RecordUpdater, never, never>) =>
-  Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater)).pipe(
+  DecisionPages.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, testWebhooks, testWorkers(updater))),
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(DecisionsDataSql, IdGeneratorUlid)),
     Layer.provideMerge(Layer.merge(IdempotencyStoreSql("decisions"), TransactionsSql)),

@@ -2,15 +2,32 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, type Scope } from "effect"
 import { HttpRouter, HttpServer, type HttpServerError } from "effect/http"
 import { createServer } from "node:http"
+import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
+import type { CodeDialect } from "../../adapters/http/ErrorResponse.ts"
+import { answerProtocolErrors, serveOptions } from "../../adapters/http/ServiceHttp.ts"
 
-/** Serves routes on an ephemeral loopback port for the life of the scope; answers the base URL. */
+/**
+ * Serves routes on a loopback port (ephemeral unless `port` is given) for the life of the scope, as a service's listener does (its
+ * router configuration, request targets and Node-level errors); answers the base URL. `render` is the
+ * service's error shape for answers made before routing (the envelope unless given).
+ */
 export const serveForTest = <E, R>(
-  routes: Layer.Layer<never, E, R>
+  routes: Layer.Layer<never, E, R>,
+  options: {
+    readonly render?: ErrorRenderer | undefined
+    readonly dialect?: CodeDialect | undefined
+    readonly port?: number | undefined
+  } = {}
 ): Effect.Effect<{ readonly baseUrl: string }, E | HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
-      HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" }))
+      HttpRouter.serve(routes, { ...serveOptions(options.render), disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(
+          NodeHttpServer.layer(() => answerProtocolErrors(createServer(), options.render, options.dialect), {
+            port: options.port ?? 0,
+            host: "127.0.0.1"
+          })
+        )
       )
     )
     const server = yield* Effect.provideContext(HttpServer.HttpServer, context)

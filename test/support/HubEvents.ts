@@ -4,6 +4,10 @@ import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { eventsMigration } from "../../adapters/sql/hub/0004_events.ts"
 import { notificationsMigration } from "../../adapters/sql/hub/0005_notifications.ts"
+import { deliveriesMigration } from "../../adapters/sql/hub/0008_deliveries.ts"
+import { ChannelsMemory } from "../../adapters/memory/hub/ChannelsMemory.ts"
+import { MailerMemory } from "../../adapters/memory/MailerMemory.ts"
+import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { idempotencyMigration } from "../../adapters/sql/platform/0001_idempotency.ts"
 import { HubEventsLayer, HubEventStoresMemory, type HubEventsConfig } from "../../apps/server/HubEventsRuntime.ts"
@@ -12,21 +16,32 @@ import { Registry } from "../../core/hub/Registry.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import type { SqlBackend } from "./Databases.ts"
 
-/** A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications). */
+/** A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications, deliveries). */
 export const hubEventsSqlOn = <A>(
   adapter: Layer.Layer<A, never, SqlClient.SqlClient>,
   backend: SqlBackend
 ): Layer.Layer<A, unknown> =>
   adapter.pipe(
-    Layer.provide(migrationsLayer("hub", [idempotencyMigration("hub", 1), eventsMigration, notificationsMigration])),
+    Layer.provide(
+      migrationsLayer("hub", [
+        idempotencyMigration("hub", 1),
+        eventsMigration,
+        notificationsMigration,
+        deliveriesMigration
+      ])
+    ),
     Layer.provide(backend.layer)
   )
 
 export const testSecretsKey = "test-hub-secrets-key-0123456789abcdef"
 
+/** Where the test workspace lives: the links notifications carry. */
+export const testPublicUrl = "https://hub.example"
+
 /**
- * The hub's event side on memory adapters (or on the given stores): registry, directory, ids, the stores,
- * ingest, catalog, processor, batcher, wake-up and the recording channels.
+ * The hub's event side on memory adapters (or on the given stores): registry, directory, ids, units of
+ * work, the stores, ingest, catalog, processor, the channels' sender, wake-up, and the memory channels
+ * (MailerRecordings, ChannelMessages).
  */
 export const hubEventsStack = <E>(
   config: Partial<HubEventsConfig> = {},
@@ -38,9 +53,17 @@ export const hubEventsStack = <E>(
     ),
     DirectoryMemory,
     IdGeneratorUlid,
+    TransactionsMemory,
+    MailerMemory,
+    ChannelsMemory,
     stores
   )
-  return HubEventsLayer({ quota: { limit: 100_000, windowMillis: 60_000 }, ...config }).pipe(Layer.provideMerge(base))
+  return HubEventsLayer({
+    quota: { limit: 100_000, windowMillis: 60_000 },
+    deliveries: { publicUrl: testPublicUrl, secretsKey: testSecretsKey, retrySchedule: [60, 300] },
+    person: { secretsKey: testSecretsKey, allowLoopbackHttp: true },
+    ...config
+  }).pipe(Layer.provideMerge(base))
 }
 
 /** What a producer sends: the body bytes and the four headers, signed with `secret` at `timestamp`. */

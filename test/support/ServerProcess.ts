@@ -25,6 +25,12 @@ export interface RunningServer {
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
+/** Servers still running when the test process ends (a test that timed out) are killed with it. */
+const running = new Set<ChildProcess>()
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL")
+})
+
 /**
  * Starts the bundled server in a child process from its TypeScript sources, and waits until all three listen.
  * With `compiled`, it starts exactly as `npm start` does instead: scripts/start.mjs, which compiles the server
@@ -32,9 +38,15 @@ export interface RunningServer {
  */
 export const startServer = async (
   env: Record<string, string | undefined>,
-  options: { readonly waitReady?: boolean; readonly compiled?: boolean } = {}
+  options: { readonly waitReady?: boolean; readonly compiled?: boolean; readonly readyWithinMillis?: number } = {}
 ) => {
-  const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }
+  // Ports given in `env` are kept (a restart on the same addresses); the others are chosen free.
+  const portOf = async (name: string) => (env[name] === undefined ? freePort() : Number(env[name]))
+  const ports = {
+    hub: await portOf("HUB_PORT"),
+    decisions: await portOf("DECISIONS_PORT"),
+    tasks: await portOf("TASKS_PORT")
+  }
   let output = ""
   const entry = options.compiled === true ? ["scripts/start.mjs"] : ["--import", "tsx", "apps/server/main.ts"]
   const child = spawn(process.execPath, entry, {
@@ -51,7 +63,13 @@ export const startServer = async (
   })
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  running.add(child)
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      running.delete(child)
+      resolve(code)
+    })
+  )
   const server: RunningServer = {
     child,
     ports,
@@ -63,7 +81,7 @@ export const startServer = async (
     }
   }
   if (options.waitReady !== false) {
-    const deadline = Date.now() + 60_000
+    const deadline = Date.now() + (options.readyWithinMillis ?? 60_000)
     for (const port of Object.values(ports)) {
       while (true) {
         if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
-import { TaskEventOutboxMemory } from "../../adapters/memory/tasks/TaskEventOutboxMemory.ts"
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
@@ -8,18 +8,20 @@ import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
-import { TaskEventOutboxSql } from "../../adapters/sql/tasks/TaskEventOutboxSql.ts"
+import { TasksOutboxSql } from "../../apps/server/TasksRuntime.ts"
 import { tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import type { TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import type { TaskApiKeyStore } from "../../core/tasks/ApiKeyStore.ts"
-import type { TaskEventOutbox } from "../../core/tasks/EventOutbox.ts"
+import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import type { MachineKey } from "../../core/tasks/MachineKeys.ts"
 import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import type { SessionStore } from "../../core/tasks/SessionStore.ts"
 import { Tasks } from "../../core/tasks/Tasks.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
+import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import { testServiceSecretsKey } from "./DecisionsMemory.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
@@ -29,7 +31,7 @@ import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.t
 import type { Transactions } from "../../core/kernel/Transactions.ts"
 
 export type TasksData = Layer.Layer<
-  RecordStore | TaskApiKeyStore | SessionStore | TaskEventOutbox | IdempotencyStore | Transactions,
+  RecordStore | TaskApiKeyStore | SessionStore | ProducerOutbox | IdempotencyStore | Transactions,
   unknown
 >
 
@@ -37,7 +39,7 @@ export const tasksMemoryData: TasksData = Layer.mergeAll(
   RecordStoreMemory,
   TaskApiKeyStoreMemory,
   SessionStoreMemory,
-  TaskEventOutboxMemory,
+  ProducerOutboxMemory,
   IdempotencyStoreMemory,
   TransactionsMemory
 )
@@ -48,7 +50,7 @@ export const tasksSqlData = (backend: SqlBackend): TasksData =>
     RecordStoreSql,
     TaskApiKeyStoreSql,
     SessionStoreSql,
-    TaskEventOutboxSql,
+    TasksOutboxSql,
     IdempotencyStoreSql("tasks"),
     TransactionsSql
   ).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)), Layer.provide(backend.layer))
@@ -78,19 +80,30 @@ const settings: ServiceSettings = {
   tasksSecretsKey: testServiceSecretsKey
 }
 
+/** Web sign-in left unconfigured: `/auth/login` answers 501 (test/e2e/openid-connect.test.ts signs in for real). */
+export const webSignInOff: TasksWebSignIn = {
+  publicUrl,
+  hubIssuer: "https://hub.example.com",
+  clientId: "tasks",
+  clientSecret: undefined,
+  secretsKey: undefined,
+  allowHttp: false
+}
+
 export class TasksServer extends Context.Service<TasksServer, { readonly baseUrl: string }>()("test/TasksServer") {}
 
 /** The task inbox's routes on a loopback port, over the stack, which stays available to the test. */
-export const tasksServer = (data: TasksData) =>
+export const tasksServer = (data: TasksData, web: TasksWebSignIn = webSignInOff, port = 0) =>
   Layer.effect(
     TasksServer,
     Effect.gen(function* () {
       const context = yield* Effect.context<Tasks | IdempotencyStore | Transactions>()
       return yield* serveForTest(
-        tasksRoutes(settings).pipe(
+        tasksRoutes(settings, web).pipe(
           Layer.provide(Layer.succeedContext(context)),
           Layer.provide(Layer.succeed(Readiness)({ check: Effect.void }))
-        )
+        ),
+        { render: tasksRenderer, port }
       )
     })
   ).pipe(Layer.provideMerge(tasksStack(data)))

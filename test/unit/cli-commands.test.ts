@@ -1,79 +1,122 @@
 import { assert, describe, it } from "@effect/vitest"
-import { outcomeOf, parseCommand } from "../../apps/server/CliCommands.ts"
+import { NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Layer, Option } from "effect"
+import { Command } from "effect/cli"
+import { checkHub, outcomeOf, type ApiCall, type TokenRequest } from "../../apps/server/CliCommands.ts"
+import { cli, CliFailure, Operator } from "../../apps/server/CliProgram.ts"
+
+type Sent = { readonly hub: string | undefined; readonly call: ApiCall | TokenRequest }
+
+/** Runs the CLI's command tree on `argv` with an operator that records what would be sent. */
+const run = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sent: Array<Sent> = []
+    const record = (hub: Option.Option<string>, call: ApiCall | TokenRequest) =>
+      Effect.sync(() => void sent.push({ hub: Option.getOrUndefined(hub), call }))
+    const operator = Layer.succeed(Operator, { call: record, token: record })
+    const exit = yield* Command.runWith(cli, { version: "test", renderErrors: false })(argv).pipe(
+      Effect.provide([operator, NodeServices.layer]),
+      Effect.exit
+    )
+    return { sent, exit }
+  })
+
+const sentBy = (argv: ReadonlyArray<string>) =>
+  run(argv).pipe(
+    Effect.map(({ sent, exit }) => {
+      assert.strictEqual(exit._tag, "Success", argv.join(" "))
+      assert.strictEqual(sent.length, 1)
+      return sent[0]!
+    })
+  )
+
+const refused = (argv: ReadonlyArray<string>) =>
+  run(argv).pipe(
+    Effect.map(({ sent, exit }) => {
+      assert.strictEqual(exit._tag, "Failure", argv.join(" "))
+      assert.strictEqual(sent.length, 0, argv.join(" "))
+      return exit
+    })
+  )
 
 describe("CLI argument handling", () => {
-  it("turns each operator command into one call of the operator API", () => {
-    assert.deepStrictEqual(parseCommand(["org", "create", "--name", "Acme", "--hub", "https://hub.test"]), {
-      hub: "https://hub.test",
-      command: { _tag: "ApiCall", method: "POST", path: "/api/v1/admin/orgs", body: { name: "Acme" }, print: "data" }
+  it.effect("turns each operator command into one call of the operator API", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* sentBy(["org", "create", "--name", "Acme", "--hub", "https://hub.test"]), {
+        hub: "https://hub.test",
+        call: { _tag: "ApiCall", method: "POST", path: "/api/v1/admin/orgs", body: { name: "Acme" }, print: "data" }
+      })
+      assert.deepInclude(
+        (yield* sentBy(["member", "add", "--org", "org/x", "--email", "a@b.co", "--role", "ADMIN"])).call,
+        { path: "/api/v1/admin/orgs/org%2Fx/members", body: { email: "a@b.co", role: "ADMIN" } }
+      )
+      assert.deepInclude(
+        (yield* sentBy(["service", "register", "--id", "inv", "--name", "Inv", "--url", "https://x.y"])).call,
+        { body: { id: "inv", displayName: "Inv", baseUrl: "https://x.y" } }
+      )
+      assert.deepInclude((yield* sentBy(["service", "list"])).call, { method: "GET", path: "/api/v1/admin/services" })
+      assert.deepInclude((yield* sentBy(["service", "promote", "--id", "inv"])).call, {
+        path: "/api/v1/admin/services/inv/promote"
+      })
+      assert.deepInclude((yield* sentBy(["install", "--org", "o1", "--service", "inv", "--consents", "embed"])).call, {
+        method: "PUT",
+        path: "/api/v1/admin/orgs/o1/installations/inv",
+        body: { consents: { companyId: false, accessClaims: false, embed: true }, permissions: [] }
+      })
+      assert.deepInclude(
+        (yield* sentBy(["flag", "set", "--name", "access-claims", "--enabled", "false", "--org", "o1"])).call,
+        { path: "/api/v1/admin/flags/access-claims", body: { enabled: false, orgId: "o1" } }
+      )
     })
-    assert.deepInclude(
-      parseCommand(["member", "add", "--org", "org/x", "--email", "a@b.co", "--role", "ADMIN"]).command,
-      {
-        path: "/api/v1/admin/orgs/org%2Fx/members",
-        body: { email: "a@b.co", role: "ADMIN" }
-      }
-    )
-    assert.deepInclude(
-      parseCommand(["service", "register", "--id", "inv", "--name", "Inv", "--url", "https://x.y"]).command,
-      {
-        body: { id: "inv", displayName: "Inv", baseUrl: "https://x.y" }
-      }
-    )
-    assert.deepInclude(parseCommand(["service", "list"]).command, { method: "GET", path: "/api/v1/admin/services" })
-    assert.deepInclude(parseCommand(["service", "promote", "--id", "inv"]).command, {
-      path: "/api/v1/admin/services/inv/promote"
-    })
-    assert.deepInclude(parseCommand(["install", "--org", "o1", "--service", "inv", "--consents", "embed"]).command, {
-      method: "PUT",
-      path: "/api/v1/admin/orgs/o1/installations/inv",
-      body: { consents: { companyId: false, accessClaims: false, embed: true }, permissions: [] }
-    })
-    assert.deepInclude(
-      parseCommand(["flag", "set", "--name", "access-claims", "--enabled", "false", "--org", "o1"]).command,
-      {
-        path: "/api/v1/admin/flags/access-claims",
-        body: { enabled: false, orgId: "o1" }
-      }
-    )
-  })
+  )
 
-  it("mints tokens locally only when asked to, or when a role is chosen", () => {
-    assert.deepStrictEqual(
-      parseCommand(["token", "--service", "inv", "--email", "a@b.co", "--company", "o1"]).command,
-      {
-        _tag: "Token",
-        service: "inv",
-        email: "a@b.co",
-        company: "o1",
-        role: undefined,
-        local: false
-      }
-    )
-    assert.deepInclude(
-      parseCommand(["token", "--service", "decisions", "--email", "a@b.co", "--role", "ADMIN"]).command,
-      {
-        local: true
-      }
-    )
-  })
+  it.effect("mints tokens locally only when asked to, or when a role is chosen", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(
+        (yield* sentBy(["token", "--service", "inv", "--email", "a@b.co", "--company", "o1"])).call,
+        { _tag: "Token", service: "inv", email: "a@b.co", company: "o1", role: undefined, local: false }
+      )
+      assert.deepInclude(
+        (yield* sentBy(["token", "--service", "decisions", "--email", "a@b.co", "--role", "ADMIN"])).call,
+        { local: true }
+      )
+    })
+  )
 
-  it("answers usage errors for missing options, unknown commands and options, and bad values", () => {
-    const message = (argv: Array<string>) => {
-      const { command } = parseCommand(argv)
-      return command._tag === "UsageError" ? command.message : undefined
+  it.effect("refuses missing flags, unknown commands and flags, and bad values before sending anything", () =>
+    Effect.gen(function* () {
+      yield* refused(["org", "create"])
+      yield* refused(["member", "add", "--org", "o1", "--email", "a@b.co"])
+      yield* refused(["org", "destroy"])
+      yield* refused(["constructor"])
+      yield* refused(["service", "list", "--bogus"])
+      yield* refused(["flag", "set", "--name", "access-claims", "--enabled", "yes"])
+      yield* refused(["member", "add", "--org", "o1", "--email", "a@b.co", "--role", "BOSS"])
+      const consents = yield* refused(["install", "--org", "o", "--service", "s", "--consents", "everything"])
+      assert.strictEqual(consents._tag, "Failure")
+      const failure = consents._tag === "Failure" ? Cause.squash(consents.cause) : undefined
+      assert.instanceOf(failure, CliFailure)
+      assert.match((failure as CliFailure).text, /--consents/)
+    })
+  )
+
+  it.effect("answers --help for the CLI and for every command without sending anything", () =>
+    Effect.gen(function* () {
+      for (const argv of [["--help"], ["org", "create", "--help"], ["token", "--help"], ["service", "--help"]]) {
+        const { sent, exit } = yield* run(argv)
+        assert.strictEqual(exit._tag, "Success", argv.join(" "))
+        assert.strictEqual(sent.length, 0)
+      }
+    })
+  )
+
+  it("sends the admin key only over https, or plain http on this machine", () => {
+    for (const hub of ["http://hub.example.com", "ftp://127.0.0.1", "https://op:pw@hub.example.com", "hub"]) {
+      assert.isString(checkHub(hub), hub)
     }
-    assert.strictEqual(message([]), "Name a command.")
-    assert.strictEqual(message(["org", "create"]), "--name is required.")
-    assert.strictEqual(message(["member", "add", "--org", "o1", "--email", "a@b.co"]), "--role is required.")
-    assert.strictEqual(message(["org", "destroy"]), 'Unknown command "org destroy".')
-    assert.strictEqual(message(["constructor"]), 'Unknown command "constructor".')
-    assert.isString(message(["service", "list", "--bogus"]))
-    assert.strictEqual(
-      message(["flag", "set", "--name", "access-claims", "--enabled", "yes"]),
-      "--enabled must be true or false."
-    )
-    assert.match(message(["install", "--org", "o", "--service", "s", "--consents", "everything"])!, /--consents/)
+    for (const hub of ["https://hub.example.com", "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:1"]) {
+      assert.isUndefined(checkHub(hub), hub)
+    }
   })
 
   it("prints data on success, the token alone for tokens, and the envelope's message on failure", () => {
@@ -99,6 +142,20 @@ describe("CLI argument handling", () => {
         "data"
       ),
       { stderr: "Taken.\n", exitCode: 1 }
+    )
+    assert.deepStrictEqual(
+      outcomeOf(
+        hub,
+        {
+          _tag: "Answered",
+          status: 400,
+          body: {
+            error: { code: "VALIDATION_ERROR", message: "Invalid.", details: [{ field: "name", message: "is empty" }] }
+          }
+        },
+        "data"
+      ),
+      { stderr: "Invalid.\n  name: is empty\n", exitCode: 1 }
     )
     assert.deepStrictEqual(outcomeOf(hub, { _tag: "Unreachable" }, "data"), {
       stderr: "Could not reach the hub at https://hub.test.\n",

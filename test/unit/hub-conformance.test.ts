@@ -47,7 +47,7 @@ const failedChecks = (answers: ProbeAnswers, on: ProbeTarget = target) =>
     .filter((check) => !check.passed)
     .map((check) => check.name)
 
-describe("message safety (document 1, Envelope: user-safe text)", () => {
+describe("message safety", () => {
   const safe = [
     "Missing or invalid credentials.",
     "The service is not ready.",

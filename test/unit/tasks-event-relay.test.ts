@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { Hub } from "../../core/kernel/Limits.ts"
-import { relayOutcome, retryDelaySeconds } from "../../core/tasks/EventRelay.ts"
-import { HubPublishFailed } from "../../core/tasks/HubEventPublisher.ts"
+import { relayOutcome, retryDelaySeconds } from "../../core/events/ProducerRelay.ts"
+import { HubPublishFailed } from "../../core/events/HubEventPublisher.ts"
 
 const now = Date.parse("2030-01-01T00:00:00.000Z")
 const context = (attemptsBefore: number, jitter = 0) => ({ attemptsBefore, nowMs: now, jitter })
@@ -20,7 +20,7 @@ const transient = [
   Result.fail(new HubPublishFailed({ reason: "network", message: "The hub could not be reached." }))
 ]
 
-describe("task event relay rules (document 1, Events 4)", () => {
+describe("task event relay rules", () => {
   it("any 2xx is delivered, a duplicate's 200 included", () => {
     for (const status of [200, 202, 204]) {
       assert.deepStrictEqual(relayOutcome(answered(status), context(3)), {

@@ -85,3 +85,30 @@ describe("templates", () => {
     }
   })
 })
+
+describe("templates: the record id of an action", () => {
+  const base = { order: "1042", customer: "Ada", amount: "€1", reason: "x" }
+
+  it("must be a record id of the store: `.`, `..`, a path or a near miss is refused, naming the param", () => {
+    for (const recordId of [
+      ".",
+      "..",
+      "../tblX",
+      "recAAAA/../x",
+      "recAAAAAAAAAAAAA",
+      "recAAAAAAAAAAAAAAA",
+      "rec?AAAAAAAAAAAA"
+    ]) {
+      const result = raise(template, { ...base, recordId })
+      assert.isTrue(Result.isFailure(result), recordId)
+      if (Result.isFailure(result)) {
+        assert.deepStrictEqual(result.failure.missing, [])
+        assert.deepStrictEqual(
+          result.failure.invalid.map((i) => i.param),
+          ["recordId"]
+        )
+      }
+    }
+    assert.isTrue(Result.isSuccess(raise(template, { ...base, recordId: "rec0123456789abcd" })))
+  })
+})

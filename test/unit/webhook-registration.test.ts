@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { open, seal } from "../../core/auth/SecretBox.ts"
-import { checkWebhookUrl } from "../../core/decisions/WebhookUrl.ts"
+import { checkWebhookUrl } from "../../core/kernel/WebhookUrl.ts"
 
 const production = { allowLoopbackHttp: false }
 const development = { allowLoopbackHttp: true }

@@ -9,6 +9,7 @@ import { IdempotencyOptional, IdempotencyRequired } from "../IdempotencyMiddlewa
 import { reportAllIssues } from "../ParseOptions.ts"
 import { DecisionsUniformGroup } from "../uniform/UniformApi.ts"
 import { CallerAuth, WorkspaceAuth } from "./Auth.ts"
+import { DecisionsPagesGroup } from "./PagesApi.ts"
 import {
   AssignmentListEnvelope,
   ChooseBody,
@@ -42,9 +43,9 @@ import {
 const idParam = { id: DecisionId }
 const mutationErrors = [E.badRequest, E.unauthorized, E.notFound, E.conflict, E.payloadTooLarge, E.rateLimited]
 const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.rateLimited]
-const created = (schema: Schema.Top) => schema.pipe(HttpApiSchema.status(201))
+const created = <S extends Schema.Top>(schema: S) => schema.pipe(HttpApiSchema.status(201))
 
-/** Document 2, caller plane: agents and services post decisions and learn the outcome. */
+/** Agents and services post decisions and learn the outcome. */
 export class CallerGroup extends HttpApiGroup.make("caller")
   .add(
     HttpApiEndpoint.post("create", "/api/v1/decisions", {
@@ -88,7 +89,7 @@ const workspace = OpenApi.annotations({
   description: "X-Decisions-Api-Key (the service key) plus X-Workspace-Token (identity token, audience decisions)"
 })
 
-/** Document 2, workspace plane: people work their inbox. */
+/** People work their inbox. */
 export class WorkspaceDecisionsGroup extends HttpApiGroup.make("workspaceDecisions")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/workspace/decisions", {
@@ -247,7 +248,7 @@ export class WorkspaceTemplatesGroup extends HttpApiGroup.make("workspaceTemplat
   .middleware(WorkspaceAuth)
   .annotateMerge(workspace) {}
 
-/** Raising a template with a caller key (document 2): `Idempotency-Key` is required, as for create. */
+/** Raising a template with a caller key: `Idempotency-Key` is required, as for create. */
 export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
   .add(
     HttpApiEndpoint.post("raise", "/api/v1/templates/:slug/raise", {
@@ -260,7 +261,7 @@ export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
   .middleware(CallerAuth)
   .annotateMerge(OpenApi.annotations({ title: "Caller plane" })) {}
 
-/** Signed webhooks (document 2): callers register endpoints; the secret is in the create answer only. */
+/** Signed webhooks: callers register endpoints; the secret is in the create answer only. */
 export class CallerWebhooksGroup extends HttpApiGroup.make("callerWebhooks")
   .add(
     HttpApiEndpoint.post("register", "/api/v1/webhooks", {
@@ -314,7 +315,7 @@ export class WorkspaceIntegrationsGroup extends HttpApiGroup.make("workspaceInte
   .middleware(WorkspaceAuth)
   .annotateMerge(workspace) {}
 
-/** The decisions service's contract (document 2). */
+/** The decisions service's contract. */
 export class DecisionsApi extends HttpApi.make("decisions")
   .add(DecisionsUniformGroup)
   .add(CallerGroup)
@@ -326,8 +327,7 @@ export class DecisionsApi extends HttpApi.make("decisions")
   .add(CallerWebhooksGroup)
   .add(WorkspaceWebhooksGroup)
   .add(WorkspaceIntegrationsGroup)
+  .add(DecisionsPagesGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
-  .annotateMerge(
-    OpenApi.annotations({ title: "Decisions service", description: "Document 2: human-in-the-loop decisions" })
-  ) {}
+  .annotateMerge(OpenApi.annotations({ title: "Decisions service", description: "Human-in-the-loop decisions" })) {}

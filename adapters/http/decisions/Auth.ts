@@ -9,7 +9,7 @@ export class CurrentCaller extends Context.Service<CurrentCaller, CallerIdentity
 
 export class CurrentUser extends Context.Service<CurrentUser, WorkspaceUser>()("adapters/http/decisions/CurrentUser") {}
 
-/** Caller plane: `Authorization: Bearer dcd_<key>`, org-scoped (document 2, "Authentication"). */
+/** Caller plane: `Authorization: Bearer dcd_<key>`, org-scoped. */
 export class CallerAuth extends HttpApiMiddleware.Service<CallerAuth, { provides: CurrentCaller | IdempotencyScope }>()(
   "adapters/http/decisions/CallerAuth",
   { security: { callerKey: HttpApiSecurity.bearer } }

@@ -3,9 +3,12 @@ import { HttpServerRequest } from "effect/http"
 import { verify as verifyIdentityToken } from "../../../core/auth/IdentityToken.ts"
 import { checkStaticKey } from "../../../core/auth/StaticKey.ts"
 import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { OrganizationAdmins } from "../../../core/decisions/OrganizationAdmins.ts"
+import { isoAt } from "../../../core/kernel/Timestamp.ts"
 import { errorResponse } from "../ErrorResponse.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { makeRateLimiter } from "../RateLimiter.ts"
+import { CallerBudget } from "./CallerBudget.ts"
 import { CallerAuth, CurrentCaller, CurrentUser, WorkspaceAuth } from "./Auth.ts"
 
 export interface DecisionsAuthConfig {
@@ -24,13 +27,16 @@ const unauthorized = () => errorResponse("UNAUTHORIZED")
 
 const rateLimited = (seconds: number) => errorResponse("RATE_LIMITED", { headers: { "retry-after": String(seconds) } })
 
-/** Caller plane: the bearer key must hash to an active caller key; revoked or rotated-out keys fail at once. */
-export const CallerAuthLayer = (config: DecisionsAuthConfig) =>
+/**
+ * Caller plane: the bearer key must hash to an active caller key; revoked or rotated-out keys fail at once.
+ * Each request takes from the key's `CallerBudget`, which `/mcp` shares.
+ */
+export const CallerAuthLayer = (_config: DecisionsAuthConfig) =>
   Layer.effect(
     CallerAuth,
     Effect.gen(function* () {
       const decisions = yield* Decisions
-      const limit = makeRateLimiter({ limit: config.callerRequestsPerMinute, windowMs: 60_000 })
+      const limit = yield* CallerBudget
       return CallerAuth.of({
         callerKey: (httpEffect, { credential }) =>
           Effect.gen(function* () {
@@ -52,52 +58,59 @@ const adminRoles = new Set(["OWNER", "ADMIN"])
 /**
  * Workspace plane: the service key and an identity token, both checked; the token's `sub` is the user and
  * its `companyId` the organization. A token without an organization cannot be scoped, so it is refused.
+ * What the token shows of the user's standing (admin or not) is noted for the notifications that go to
+ * the organization's admins (core/decisions/OrganizationAdmins.ts).
  */
 export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
-  Layer.sync(WorkspaceAuth, () => {
-    const limit = makeRateLimiter({ limit: config.userRequestsPerMinute, windowMs: 60_000 })
-    return WorkspaceAuth.of({
-      workspaceToken: (httpEffect, { credential }) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const keyCheck = yield* Effect.result(
-            checkStaticKey({
-              expected: config.apiKey === undefined ? undefined : Redacted.value(config.apiKey),
-              presented: request.headers["x-decisions-api-key"],
-              production: config.production
-            })
-          )
-          if (keyCheck._tag === "Failure") {
-            return keyCheck.failure._tag === "NotConfigured"
-              ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
-              : unauthorized()
-          }
-          if (config.embedKey === undefined) {
-            return config.production
-              ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
-              : unauthorized()
-          }
-          const identity = yield* Effect.result(
-            verifyIdentityToken({
-              token: Redacted.value(credential),
-              key: Redacted.value(config.embedKey),
-              issuer: config.issuer,
-              audience: "decisions",
-              nowSeconds: Math.floor((yield* Clock.currentTimeMillis) / 1000)
-            })
-          )
-          if (identity._tag === "Failure" || identity.success.companyId === undefined) return unauthorized()
-          const user = {
-            organizationId: identity.success.companyId,
-            email: identity.success.email,
-            isAdmin: identity.success.orgRole !== undefined && adminRoles.has(identity.success.orgRole)
-          }
-          const wait = yield* limit(`user:${user.organizationId}:${user.email}`)
-          if (wait !== undefined) return rateLimited(wait)
-          return yield* httpEffect.pipe(
-            Effect.provideService(CurrentUser, user),
-            Effect.provideService(IdempotencyScope, `user:${user.organizationId}:${user.email}`)
-          )
-        })
+  Layer.effect(
+    WorkspaceAuth,
+    Effect.gen(function* () {
+      const admins = yield* OrganizationAdmins
+      const limit = makeRateLimiter({ limit: config.userRequestsPerMinute, windowMs: 60_000 })
+      return WorkspaceAuth.of({
+        workspaceToken: (httpEffect, { credential }) =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const keyCheck = yield* Effect.result(
+              checkStaticKey({
+                expected: config.apiKey === undefined ? undefined : Redacted.value(config.apiKey),
+                presented: request.headers["x-decisions-api-key"],
+                production: config.production
+              })
+            )
+            if (keyCheck._tag === "Failure") {
+              return keyCheck.failure._tag === "NotConfigured"
+                ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
+                : unauthorized()
+            }
+            if (config.embedKey === undefined) {
+              return config.production
+                ? errorResponse("UNAVAILABLE", { message: "The service is not configured yet." })
+                : unauthorized()
+            }
+            const identity = yield* Effect.result(
+              verifyIdentityToken({
+                token: Redacted.value(credential),
+                key: Redacted.value(config.embedKey),
+                issuer: config.issuer,
+                audience: "decisions",
+                nowSeconds: Math.floor((yield* Clock.currentTimeMillis) / 1000)
+              })
+            )
+            if (identity._tag === "Failure" || identity.success.companyId === undefined) return unauthorized()
+            const user = {
+              organizationId: identity.success.companyId,
+              email: identity.success.email,
+              isAdmin: identity.success.orgRole !== undefined && adminRoles.has(identity.success.orgRole)
+            }
+            const wait = yield* limit(`user:${user.organizationId}:${user.email}`)
+            if (wait !== undefined) return rateLimited(wait)
+            yield* admins.note(user.organizationId, user.email, user.isAdmin, isoAt(yield* Clock.currentTimeMillis))
+            return yield* httpEffect.pipe(
+              Effect.provideService(CurrentUser, user),
+              Effect.provideService(IdempotencyScope, `user:${user.organizationId}:${user.email}`)
+            )
+          })
+      })
     })
-  })
+  )

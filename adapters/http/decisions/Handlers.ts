@@ -1,6 +1,5 @@
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { HttpServerResponse } from "effect/http"
 import type { Decision } from "../../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
 import { publicDecision } from "../../../core/decisions/DecisionView.ts"
@@ -15,6 +14,7 @@ import { ServerDraining } from "../ServiceHttp.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
+import { PagesHandlers } from "./PagesHandlers.ts"
 
 /**
  * The decision as the contract shows it: without the internal version, with routing where given, and with
@@ -25,14 +25,12 @@ export const toApiDecision = (decision: Decision, routing?: DecisionView["routin
 
 const one = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing) } })
 
-/** Document 2: detail, choose, decline, route and retry answers carry `actions`. */
+/** Detail, choose, decline, route and retry answers carry `actions`. */
 const detail = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing, true) } })
 
 /** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
 const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.catch(effect, (error) => domainErrorResponse(error, "decisions"))
-
-const createdResponse = (body: unknown) => HttpServerResponse.jsonUnsafe(body, { status: 201 })
 
 export const DecisionsUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(DecisionsApi, "uniform", (handlers) =>
@@ -47,7 +45,7 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
         answer(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
-            return createdResponse(one(yield* decisions.create(caller, payload)))
+            return one(yield* decisions.create(caller, payload))
           })
         ),
       get: ({ params, query }) =>
@@ -112,7 +110,7 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
               cursor: query.cursor,
               limit: query.limit ?? defaultPageLimit
             })
-            // Document 2: routing is on unrouted list items, not on inbox items.
+            // Routing is on unrouted list items, not on inbox items.
             const items =
               scopeName === "unrouted"
                 ? (yield* decisions.withRouting(page.decisions)).map((v) => toApiDecision(v.decision, v.routing))
@@ -162,9 +160,7 @@ export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspa
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listRoles(user), (roles) => ({ data: { roles } }))),
       create: ({ payload }) =>
-        withUser((user) =>
-          Effect.map(decisions.createRole(user, payload), (role) => createdResponse({ data: { role } }))
-        ),
+        withUser((user) => Effect.map(decisions.createRole(user, payload), (role) => ({ data: { role } }))),
       update: ({ params, payload }) =>
         withUser((user) =>
           Effect.map(decisions.updateRole(user, params.slug, payload), (role) => ({ data: { role } }))
@@ -177,9 +173,9 @@ export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspa
         ),
       assign: ({ params, payload }) =>
         withUser((user) =>
-          Effect.map(decisions.assign(user, params.slug, payload.memberEmail), (assignments) =>
-            createdResponse({ data: { assignments } })
-          )
+          Effect.map(decisions.assign(user, params.slug, payload.memberEmail), (assignments) => ({
+            data: { assignments }
+          }))
         ),
       unassign: ({ params }) =>
         withUser((user) =>
@@ -200,9 +196,7 @@ export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspac
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listKeys(user), (keys) => ({ data: { keys } }))),
       create: ({ payload }) =>
-        withUser((user) =>
-          Effect.map(decisions.createKey(user, payload.name), (created) => createdResponse({ data: created }))
-        ),
+        withUser((user) => Effect.map(decisions.createKey(user, payload.name), (created) => ({ data: created }))),
       rotate: ({ params }) =>
         withUser((user) => Effect.map(decisions.rotateKey(user, params.id), (rotated) => ({ data: rotated }))),
       revoke: ({ params }) =>
@@ -219,9 +213,7 @@ export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "wor
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(templates.list(user), (all) => ({ data: { templates: all } }))),
       create: ({ payload }) =>
-        withUser((user) =>
-          Effect.map(templates.create(user, payload), (template) => createdResponse({ data: { template } }))
-        ),
+        withUser((user) => Effect.map(templates.create(user, payload), (template) => ({ data: { template } }))),
       get: ({ params }) =>
         withUser((user) => Effect.map(templates.get(user, params.slug), (template) => ({ data: { template } }))),
       update: ({ params, payload }) =>
@@ -231,9 +223,7 @@ export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "wor
       archive: ({ params }) =>
         withUser((user) => Effect.map(templates.archive(user, params.slug), (template) => ({ data: { template } }))),
       raise: ({ params, payload }) =>
-        withUser((user) =>
-          Effect.map(templates.raiseAsUser(user, params.slug, payload.params), (view) => createdResponse(one(view)))
-        )
+        withUser((user) => Effect.map(templates.raiseAsUser(user, params.slug, payload.params), (view) => one(view)))
     })
   })
 )
@@ -245,7 +235,7 @@ export const CallerTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "caller
       raise: ({ params, payload }) =>
         answer(
           Effect.flatMap(CurrentCaller, (caller) => templates.raise(caller, params.slug, payload.params)).pipe(
-            Effect.map((view) => createdResponse(one(view)))
+            Effect.map((view) => one(view))
           )
         )
     })
@@ -259,7 +249,7 @@ export const CallerWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "callerW
       register: ({ payload }) =>
         answer(
           Effect.flatMap(CurrentCaller, (caller) => webhooks.register(caller, payload.url)).pipe(
-            Effect.map((registered) => createdResponse({ data: registered }))
+            Effect.map((registered) => ({ data: registered }))
           )
         )
     })
@@ -323,5 +313,6 @@ export const DecisionsHandlers = Layer.mergeAll(
   CallerTemplateHandlers,
   CallerWebhookHandlers,
   WorkspaceWebhookHandlers,
-  WorkspaceIntegrationHandlers
+  WorkspaceIntegrationHandlers,
+  PagesHandlers
 )

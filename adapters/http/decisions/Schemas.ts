@@ -16,7 +16,7 @@ export const RoutingSchema = Schema.Struct({
 }).annotate({ identifier: "DecisionRouting" })
 
 /**
- * Document 2, "Decision (response)": the stored decision without its internal version, plus routing, and
+ * The stored decision without its internal version, plus routing, and
  * its record actions as DecisionActionViews (names, never values) on detail, choose, decline, route and retry.
  */
 export const DecisionResponse = Decision.mapFields(

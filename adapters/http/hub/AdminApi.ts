@@ -84,6 +84,8 @@ export const Service = Schema.Struct({
   apiKeyHeader: Schema.String,
   resourcePath: Schema.String,
   firstParty: Schema.Boolean,
+  pages: Schema.optionalKey(Schema.Boolean),
+  embedUrl: Schema.optionalKey(Schema.String),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   conformance: Schema.NullOr(ConformanceReport)
@@ -147,7 +149,11 @@ export const ServiceRegisterBody = Schema.Struct({
   displayName: text(200),
   baseUrl: text(2048),
   apiKeyHeader: Schema.optionalKey(text(64)),
-  resourcePath: Schema.optionalKey(text(512))
+  resourcePath: Schema.optionalKey(text(512)),
+  pages: Schema.optionalKey(Schema.Boolean).annotate({ description: "The service serves pages for the workspace" }),
+  embedUrl: Schema.optionalKey(text(2048)).annotate({
+    description: "The page the workspace embeds full page (https); the hub adds the identity token as `wt`"
+  })
 }).annotate({ identifier: "ServiceRegistration" })
 
 export const TokenBody = Schema.Struct({
@@ -168,12 +174,12 @@ const memberParams = { ...orgParam, email: text(Hub.emailMax) }
 const installationParams = { ...orgParam, serviceId: text(32) }
 const serviceParam = { id: text(32) }
 
-const created = (schema: Schema.Top) => schema.pipe(HttpApiSchema.status(201))
+const created = <S extends Schema.Top>(schema: S) => schema.pipe(HttpApiSchema.status(201))
 const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.notConfigured]
 const writeErrors = [...readErrors, E.conflict, E.payloadTooLarge]
 
 /**
- * The hub's operator plane (issue 6): identity and entitlements, the service registry and development tokens,
+ * The hub's operator plane: identity and entitlements, the service registry and development tokens,
  * every route under `/api/v1/admin` behind `Authorization: Bearer <HUB_ADMIN_KEY>`.
  */
 export class AdminGroup extends HttpApiGroup.make("admin")

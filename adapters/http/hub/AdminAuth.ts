@@ -6,7 +6,7 @@ import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 
 /**
  * The hub's operator plane, `/api/v1/admin/*`: `Authorization: Bearer <HUB_ADMIN_KEY>`, compared in constant
- * time. Fails closed: without a configured key every operator route answers 501 NOT_CONFIGURED (document 1,
+ * time. Fails closed: without a configured key every operator route answers 501 NOT_CONFIGURED (the platform contract,
  * "A service without a configured key ... fails closed (501 on hub routes)").
  */
 export class HubAdminAuth extends HttpApiMiddleware.Service<HubAdminAuth, { provides: IdempotencyScope }>()(

@@ -1,5 +1,4 @@
 import { Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { orgStatus, type Installation, type Organization, type RosterEntry } from "../../../core/hub/Directory.ts"
 import { Identity, type OrgView } from "../../../core/hub/Identity.ts"
@@ -40,8 +39,6 @@ const orgViewOut = (view: OrgView) => ({
 
 const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.catch(effect, (error) => domainErrorResponse(error))
 
-const createdResponse = (body: unknown) => HttpServerResponse.jsonUnsafe(body, { status: 201 })
-
 /**
  * Handlers of the operator plane for any HttpApi holding `AdminGroup` (the hub's, or a test's). Failures of
  * the use cases become the envelope in the hub's dialect; every answer carries `data`. They need Identity,
@@ -60,7 +57,7 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
         createOrg: ({ payload }) =>
           answer(
             Effect.flatMap(identity.createOrg(payload), (org) => identity.getOrg(org.id)).pipe(
-              Effect.map((view) => createdResponse(orgViewOut(view)))
+              Effect.map((view) => orgViewOut(view))
             )
           ),
         getOrg: ({ params }) => answer(Effect.map(identity.getOrg(params.orgId), orgViewOut)),
@@ -70,13 +67,10 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
               Effect.map(identity.getOrg(params.orgId), orgViewOut)
             )
           ),
-        createUser: ({ payload }) =>
-          answer(Effect.map(identity.createUser(payload), (user) => createdResponse({ data: { user } }))),
+        createUser: ({ payload }) => answer(Effect.map(identity.createUser(payload), (user) => ({ data: { user } }))),
         addMember: ({ params, payload }) =>
           answer(
-            Effect.map(identity.addMember(params.orgId, payload), (entry) =>
-              createdResponse({ data: { member: memberOut(entry) } })
-            )
+            Effect.map(identity.addMember(params.orgId, payload), (entry) => ({ data: { member: memberOut(entry) } }))
           ),
         updateMember: ({ params, payload }) =>
           answer(
@@ -106,9 +100,9 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
           answer(Effect.map(identity.setFlag({ name: params.name, ...payload }), (flag) => ({ data: { flag } }))),
         registerService: ({ payload }) =>
           answer(
-            Effect.map(registry.register(payload), ({ service, credentials }) =>
-              createdResponse({ data: { service: serviceOut(service), credentials } })
-            )
+            Effect.map(registry.register(payload), ({ service, credentials }) => ({
+              data: { service: serviceOut(service), credentials }
+            }))
           ),
         listServices: () =>
           answer(Effect.map(registry.list(), (services) => ({ data: { services: services.map(serviceOut) } }))),

@@ -5,10 +5,14 @@ import { AdminGroup } from "./AdminApi.ts"
 import { ConformanceGroup } from "./ConformanceApi.ts"
 import { SubjectContextGroup } from "./ContextApi.ts"
 import { EventCatalogGroup, EventIngestGroup, EventsAdminGroup } from "./EventsApi.ts"
+import { MyNotificationsGroup } from "./NotificationsApi.ts"
 import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
+import { EmailSignInGroup, MeGroup } from "./SignInApi.ts"
+import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
+import { WorkspaceGroup } from "./WorkspaceApi.ts"
 
 /**
- * The hub's contract (document 1) and the uniform service contract, in one document: event ingest and the
+ * The hub's contract and the uniform service contract, in one document: event ingest and the
  * catalog, subject context, registry authorization, and the operator plane.
  */
 export class HubApi extends HttpApi.make("hub")
@@ -20,8 +24,13 @@ export class HubApi extends HttpApi.make("hub")
   .add(AdminGroup)
   .add(EventsAdminGroup)
   .add(ConformanceGroup)
+  .add(EmailSignInGroup)
+  .add(MeGroup)
+  .add(MyNotificationsGroup)
+  .add(ViewerLinkGroup)
+  .add(WorkspaceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(
-    OpenApi.annotations({ title: "Platform hub", description: "Document 1: the hub and the uniform service contract" })
+    OpenApi.annotations({ title: "Platform hub", description: "The hub and the uniform service contract" })
   ) {}

@@ -21,7 +21,7 @@ const params = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLeng
 const errors = [ErrorResponses.unauthorized, ErrorResponses.notFound, ErrorResponses.notConfigured]
 
 /**
- * Issue 6, item 2, operator plane: run a registered service's conformance check against its base URL and
+ * Operator plane: run a registered service's conformance check against its base URL and
  * read the latest report. Promotion to live (elsewhere) requires a passing report.
  */
 export const ConformanceGroup = HttpApiGroup.make("conformance")

@@ -13,7 +13,7 @@ export class CurrentContextCaller extends Context.Service<CurrentContextCaller, 
 ) {}
 
 /**
- * AUTH-6 (document 1, "Authentication"): `X-Platform-Signature: v1=<hex HMAC-SHA256 of
+ * AUTH-6: `X-Platform-Signature: v1=<hex HMAC-SHA256 of
  * '<X-Platform-Timestamp>.<raw query string>'>` with the caller's own context key; the caller names itself
  * in `X-Workspace-Service-Id`. The signature header is the documented credential; the layer reads the
  * other two headers and the raw query string from the request.
@@ -33,7 +33,7 @@ const OrgUnitRef = Schema.Struct({ id: Schema.String, slug: Schema.String, name:
 
 const ServiceAccess = Schema.Struct({ access: Schema.Boolean, maxScope: Schema.Literals(Scopes) })
 
-/** Document 1, "SubjectContext": the sub-fields of `permissions` are ours (core/hub/Permissions.ts). */
+/** The sub-fields of `permissions` are ours (core/hub/Permissions.ts). */
 export const SubjectPermissions = Schema.Struct({
   orgRole: Schema.NullOr(OrgRole),
   workspaceAdmin: Schema.Boolean,
@@ -81,7 +81,7 @@ const describe = OpenApi.annotations({
     "AUTH-6: X-Workspace-Service-Id, X-Platform-Timestamp and X-Platform-Signature (v1=<hex HMAC-SHA256 of '<timestamp>.<raw query string>'> with the caller's context key)"
 })
 
-/** Document 1, `GET /api/v1/subject-context`: one user's cross-service context, field-filtered per caller. */
+/** One user's cross-service context, field-filtered per caller. */
 export class SubjectContextGroup extends HttpApiGroup.make("subjectContext")
   .add(
     HttpApiEndpoint.get("get", "/api/v1/subject-context", {

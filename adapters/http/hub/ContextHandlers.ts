@@ -13,7 +13,7 @@ import { ContextSignatureAuth, CurrentContextCaller, SubjectContextApi } from ".
 export interface ContextAuthConfig {
   /** The parsed `HUB_CONTEXT_KEYS`; without keys every call answers 501. */
   readonly contextKeys: ContextKeys
-  /** Per-caller quota (document 1: "numeric values: not shown"); requests per minute, per server instance. */
+  /** Per-caller quota; requests per minute, per server instance. */
   readonly requestsPerMinute: number
 }
 
@@ -26,7 +26,7 @@ export const rawQueryString = (url: string): string => {
 /**
  * AUTH-6. Every refusal (no or bad signature, stale or future timestamp, missing headers, a caller that is
  * not in the enum or has no key) is the same 401, built by the same call, so the bytes give nothing away
- * (document 1, "Errors": no oracle). The quota is counted only for a verified caller, so nobody can spend
+ *. The quota is counted only for a verified caller, so nobody can spend
  * another caller's share.
  */
 const ContextSignatureAuthLayer = (config: ContextAuthConfig) =>

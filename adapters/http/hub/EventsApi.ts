@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ChannelNames } from "../../../core/hub/Directory.ts"
+import { DeliveryChannels, DeliveryStatuses } from "../../../core/hub/Deliveries.ts"
+import { ChannelNames, EmailModes } from "../../../core/hub/Directory.ts"
+import { PreferencesPatch } from "../../../core/hub/PersonNotifications.ts"
 import { Email } from "../../../core/kernel/Email.ts"
 import { Hub } from "../../../core/kernel/Limits.ts"
 import { MaxBodyBytes } from "../BodyLimit.ts"
@@ -17,7 +19,7 @@ export const IngestAnswer = envelope(
   Schema.Struct({ id: Schema.String, status: Schema.Literals(["accepted", "duplicate"]) })
 )
 
-/** Document 1, "EventCatalogEntry", plus `dataSchema`: producers check their `data` before they send. */
+/** Producers check their `data` before they send. */
 export const EventCatalogEntrySchema = Schema.Struct({
   type: Schema.String,
   producer: Schema.String,
@@ -43,29 +45,37 @@ export const NotificationSchema = Schema.Struct({
   body: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
-  createdAt: Timestamp
+  createdAt: Timestamp,
+  readAt: Schema.NullOr(Timestamp)
 }).annotate({ identifier: "Notification" })
 
-export const ChannelRecordSchema = Schema.Struct({
-  channel: Schema.Literals(ChannelNames),
-  notificationIds: Schema.Array(Schema.String),
-  title: Schema.String,
-  at: Timestamp
-}).annotate({ identifier: "ChannelRecord" })
+export const DeliverySchema = Schema.Struct({
+  id: Schema.String,
+  notificationId: Schema.String,
+  channel: Schema.Literals(DeliveryChannels),
+  target: Schema.String,
+  status: Schema.Literals(DeliveryStatuses),
+  attempts: Schema.Number,
+  nextAttemptAt: Timestamp,
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  sentAt: Schema.NullOr(Timestamp)
+}).annotate({
+  identifier: "NotificationDelivery",
+  description:
+    "One channel's delivery of one notification. status: pending (waiting for nextAttemptAt), sending, sent, " +
+    "failed (refused, or out of retries), cancelled (nothing to send to any more), interrupted (the server " +
+    "stopped while sending; never sent again, so it may or may not have arrived)."
+})
 
 export const PreferencesSchema = Schema.Struct({
   serviceVisible: Schema.Record(Schema.String, Schema.Boolean),
-  channels: Schema.Array(Schema.Literals(ChannelNames))
+  channels: Schema.Array(Schema.Literals(ChannelNames)),
+  emailMode: Schema.Literals(EmailModes),
+  chatWebhook: Schema.Boolean.annotate({ description: "Whether a chat webhook is set (its URL is never shown)." })
 }).annotate({ identifier: "UserPreferences" })
 
-const ServiceKey = Schema.String.check(Schema.isPattern(/^[a-z0-9-]{1,64}$/))
-
-export const PreferencesUpdate = Schema.Struct({
-  channels: Schema.optionalKey(
-    Schema.Array(Schema.Literals(ChannelNames)).check(Schema.isMaxLength(ChannelNames.length))
-  ),
-  serviceVisible: Schema.optionalKey(Schema.Record(ServiceKey, Schema.Boolean))
-}).annotate({ identifier: "UserPreferencesUpdate" })
+export const PreferencesUpdate = PreferencesPatch
 
 export const CatalogAddBody = Schema.Struct({
   type: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)),
@@ -76,7 +86,7 @@ export const CatalogAddBody = Schema.Struct({
 
 const optionalHeader = Schema.optionalKey(Schema.String)
 
-/** Document 1, `POST /api/webhooks/events`: a producer delivers one signed event. */
+/** A producer delivers one signed event. */
 export class EventIngestGroup extends HttpApiGroup.make("eventIngest")
   .add(
     HttpApiEndpoint.post("deliver", "/api/webhooks/events", {
@@ -89,7 +99,7 @@ export class EventIngestGroup extends HttpApiGroup.make("eventIngest")
       },
       // The raw bytes: AUTH-2 signs `<timestamp>.<raw body>`, so the body is verified before it is decoded.
       payload: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/json" })).annotate({
-        description: "An InboundEvent as JSON (document 1), signed with AUTH-2; at most 64 KB."
+        description: "An InboundEvent as JSON, signed with AUTH-2; at most 64 KB."
       }),
       success: [IngestAnswer.pipe(HttpApiSchema.status(202)), IngestAnswer],
       error: [E.badRequest, E.unauthorized, E.forbidden, E.payloadTooLarge, E.rateLimited]
@@ -105,7 +115,7 @@ export class EventIngestGroup extends HttpApiGroup.make("eventIngest")
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(OpenApi.annotations({ title: "Event delivery", description: "Signed events from services" })) {}
 
-/** Document 1, `GET /api/v1/event-catalog`: public, no credential. */
+/** Public, no credential. */
 export class EventCatalogGroup extends HttpApiGroup.make("eventCatalog")
   .add(
     HttpApiEndpoint.get("catalog", "/api/v1/event-catalog", {
@@ -142,14 +152,14 @@ export class EventsAdminGroup extends HttpApiGroup.make("eventsAdmin")
         Schema.Struct({
           email: Schema.String,
           notifications: Schema.Array(NotificationSchema),
-          channels: Schema.Array(ChannelRecordSchema),
-          pendingEmail: Schema.Array(Schema.String)
+          deliveries: Schema.Array(DeliverySchema)
         })
       ),
       error: [E.badRequest, E.unauthorized, E.notFound, E.notConfigured]
     }).annotate(
       OpenApi.Description,
-      "The user's unified feed (newest first), what each channel recorded for the user, and the ids waiting for the next email."
+      "The user's unified feed and the delivery log of their channels (email, chat, push), newest first: " +
+        "each delivery's status, attempts, next attempt and last error."
     ),
     HttpApiEndpoint.put("userPreferences", "/api/v1/admin/users/:email/preferences", {
       params: { email: Email },

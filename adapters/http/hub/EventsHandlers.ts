@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { ChannelRecordings } from "../../../core/hub/Channels.ts"
 import type { EventCatalogEntry } from "../../../core/hub/CatalogStore.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
-import { EmailQueue } from "../../../core/hub/EmailQueue.ts"
+import { DeliveryStore } from "../../../core/hub/Deliveries.ts"
+import { PersonNotifications } from "../../../core/hub/PersonNotifications.ts"
 import { EventCatalog } from "../../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../../core/hub/EventIngest.ts"
 import { EventHeaderNames } from "../../../core/hub/Events.ts"
@@ -45,7 +45,8 @@ const feedEntry = (n: Notification) => ({
   body: n.body,
   url: n.url,
   category: n.category,
-  createdAt: n.createdAt
+  createdAt: n.createdAt,
+  readAt: n.readAt
 })
 
 const header = (request: HttpServerRequest.HttpServerRequest, name: string): string | undefined => {
@@ -103,8 +104,8 @@ export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin"
     const catalog = yield* EventCatalog
     const directory = yield* Directory
     const notifications = yield* NotificationStore
-    const recordings = yield* ChannelRecordings
-    const emailQueue = yield* EmailQueue
+    const deliveries = yield* DeliveryStore
+    const person = yield* PersonNotifications
 
     const userNamed = (email: string) =>
       Effect.flatMap(directory.findUserByEmail(email), (user) =>
@@ -124,14 +125,12 @@ export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin"
           Effect.gen(function* () {
             const user = yield* userNamed(params.email)
             const feed = yield* notifications.feed(user.id, query.limit ?? feedLimitDefault)
-            const channels = yield* recordings.forUser(user.email)
-            const pending = yield* emailQueue.pending(user.id)
+            const log = yield* deliveries.forUser(user.id, (query.limit ?? feedLimitDefault) * 4)
             return {
               data: {
                 email: user.email,
                 notifications: feed.map(feedEntry),
-                channels: channels.map(({ email: _email, ...record }) => record),
-                pendingEmail: pending.map((item) => item.id)
+                deliveries: log.map(({ userId: _userId, ...delivery }) => delivery)
               }
             }
           })
@@ -141,13 +140,8 @@ export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin"
         answer(
           Effect.gen(function* () {
             const user = yield* userNamed(params.email)
-            const current = yield* directory.preferences(user.id)
-            const next = {
-              channels: payload.channels === undefined ? current.channels : [...new Set(payload.channels)],
-              serviceVisible: payload.serviceVisible ?? current.serviceVisible
-            }
-            yield* directory.savePreferences(user.id, next)
-            return { data: { email: user.email, preferences: next } }
+            const preferences = yield* person.updatePreferences(user.id, payload)
+            return { data: { email: user.email, preferences } }
           })
         )
       )

@@ -8,7 +8,11 @@ import { HubApi } from "./Api.ts"
 import { conformanceHandlers } from "./ConformanceHandlers.ts"
 import { SubjectContextHandlers } from "./ContextHandlers.ts"
 import { EventsHandlers } from "./EventsHandlers.ts"
+import { MyNotificationsHandlers } from "./NotificationsHandlers.ts"
+import { HubPersonAuthLayer } from "./PersonAuth.ts"
 import { RegistryAuthorizeHandlers } from "./RegistryHandlers.ts"
+import { EmailSignInHandlers, MeHandlers, ViewerLinkHandlers, type EmailSignInHttpConfig } from "./SignInHandlers.ts"
+import { WorkspaceHandlers } from "./WorkspaceHandlers.ts"
 
 export const HubUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(HubApi, "uniform", (handlers) =>
@@ -24,6 +28,8 @@ export interface HubHttpConfig extends UniformConfig {
   readonly contextKeys: ContextKeys
   /** Per-caller quota of the signed routes (subject context, registry authorize), a minute. */
   readonly callsPerMinute: number
+  /** Email sign-in: the hub's public address and the per-address and per-client budgets of links. */
+  readonly signIn: EmailSignInHttpConfig
 }
 
 /** Every group of the hub's contract, with its middleware. A new layer per call (layers memoize by identity). */
@@ -36,5 +42,17 @@ export const HubHandlers = (config: HubHttpConfig) =>
     AdminHandlers(HubApi, { issuer: config.issuer }),
     HttpApiBuilder.group(HubApi, "conformance", (handlers) =>
       Effect.map(conformanceHandlers, (h) => handlers.handleAll(h))
+    ),
+    EmailSignInHandlers(config.signIn),
+    MeHandlers,
+    MyNotificationsHandlers,
+    ViewerLinkHandlers({ contextKeys: config.contextKeys, requestsPerMinute: config.callsPerMinute }),
+    WorkspaceHandlers
+  ).pipe(
+    Layer.provide(
+      Layer.merge(
+        HubAdminAuthLayer({ adminKey: config.adminKey }),
+        HubPersonAuthLayer({ publicUrl: config.signIn.publicUrl })
+      )
     )
-  ).pipe(Layer.provide(HubAdminAuthLayer({ adminKey: config.adminKey })))
+  )

@@ -20,14 +20,14 @@ const Token = Schema.String.check(
   )
 )
 
-/** Document 1, "RegistryAuthorizationRequest": `token` only; any other property is refused. */
+/** The platform contract, "RegistryAuthorizationRequest": `token` only; any other property is refused. */
 export const RegistryAuthorizationRequest = Schema.Struct({ token: Token }).annotate({
   identifier: "RegistryAuthorizationRequest"
 })
 
 const Slugs = (max: number) => Schema.Array(Schema.String).check(Schema.isMaxLength(max))
 
-/** Document 1, "RegistryAuthorization": all required, no other property. */
+/** All required, no other property. */
 export const RegistryAuthorizationSchema = Schema.Struct({
   active: Schema.Literal(true),
   subject: Schema.Struct({ email: Schema.String, companyId: Schema.String }),
@@ -43,7 +43,7 @@ export const RegistryAuthorizationSchema = Schema.Struct({
 
 export const Slug = Schema.String.check(Schema.isPattern(serviceIdPattern))
 
-/** Document 1, `POST /api/v1/registry/{slug}/authorize`: a registered app's backend rechecks a user's access. */
+/** A registered app's backend rechecks a user's access. */
 export class RegistryAuthorizeGroup extends HttpApiGroup.make("registryAuthorize")
   .add(
     HttpApiEndpoint.post("authorize", "/api/v1/registry/:slug/authorize", {

@@ -12,7 +12,7 @@ import { RegistryAuthorizeApi } from "./RegistryApi.ts"
 export interface RegistryAuthorizeConfig {
   /** `PLATFORM_ISSUER`: the `iss` of the identity tokens the hub mints. */
   readonly issuer: string
-  /** Per-app quota (document 1: "numeric values: not shown"); requests per minute, per server instance. */
+  /** Per-app quota; requests per minute, per server instance. */
   readonly requestsPerMinute: number
 }
 
@@ -23,7 +23,7 @@ export interface RegistryAuthorizeConfig {
 const authorizePath = /^\/api\/v1\/registry(\/|\?|$)/
 
 /**
- * Document 1: every answer of authorize carries `Cache-Control: no-store`, failures included, and its only
+ * Every answer of authorize carries `Cache-Control: no-store`, failures included, and its only
  * refusal of a request's form is 400 VALIDATION_ERROR ("invalid slug, JSON, body shape or size"): an
  * oversized body (the hub's usual 413), a body that is not JSON (elsewhere INVALID_JSON) and a body that is
  * not declared JSON (415) all answer that. A pre-response handler sees the final answer whoever built it

@@ -12,7 +12,7 @@ const reads = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
 const writes = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
 const apiKey = OpenApi.annotations({ description: "X-API-Key (a user key or an operator machine key), or a session" })
 
-/** Document 3: `/health` and short links, no credential. (The uniform `/api/v1` group is separate.) */
+/** The task inbox contract: `/health` and short links, no credential. (The uniform `/api/v1` group is separate.) */
 export class TasksPublicGroup extends HttpApiGroup.make("public").add(
   HttpApiEndpoint.get("health", "/health", { success: S.Health }),
   HttpApiEndpoint.get("shortLink", "/s/:code", {
@@ -26,6 +26,38 @@ export class TasksPublicGroup extends HttpApiGroup.make("public").add(
 export class TasksSessionGroup extends HttpApiGroup.make("session")
   .add(HttpApiEndpoint.get("me", "/auth/me", { success: S.Me, error: [E.unauthorized, E.upstream] }))
   .middleware(TasksSessionAuth) {}
+
+const optionalText = Schema.optional(Schema.String.check(Schema.isMaxLength(4096)))
+
+/**
+ * Web sign-in through the hub (the platform's OpenID provider): authorization code with PKCE, state and
+ * nonce. The callback creates the task inbox's own session (cookie `tasks_session`).
+ */
+export class TasksSignInGroup extends HttpApiGroup.make("signIn").add(
+  HttpApiEndpoint.get("login", "/auth/login", {
+    query: { next: optionalText },
+    success: HttpApiSchema.Empty(303),
+    error: [E.notConfigured, E.upstream]
+  }).annotate(
+    OpenApi.Description,
+    "Redirects to the hub's sign-in; after it, back to `next` (a path of the task inbox, default `/`)."
+  ),
+  HttpApiEndpoint.get("callback", "/auth/callback", {
+    query: {
+      code: optionalText,
+      state: optionalText,
+      iss: optionalText,
+      error: optionalText,
+      error_description: optionalText
+    },
+    success: HttpApiSchema.Empty(303),
+    error: [E.unauthorized, E.notConfigured, E.upstream]
+  }).annotate(OpenApi.Description, "Where the hub sends the browser back: signs in, then redirects to `next`."),
+  HttpApiEndpoint.post("logout", "/auth/logout", {
+    success: HttpApiSchema.NoContent,
+    error: [E.forbidden]
+  }).annotate(OpenApi.Description, "Ends the session of the `tasks_session` cookie.")
+) {}
 
 export class TasksGroup extends HttpApiGroup.make("tasks")
   .add(
@@ -173,17 +205,16 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
   .middleware(TasksApiAuth)
   .annotateMerge(apiKey) {}
 
-/** The task inbox service's contract (document 3), with the uniform `/api/v1` group. */
+/** The task inbox service's contract, with the uniform `/api/v1` group. */
 export class TasksApi extends HttpApi.make("tasks")
   .add(TasksUniformGroup)
   .add(TasksPublicGroup)
   .add(TasksSessionGroup)
+  .add(TasksSignInGroup)
   .add(TasksGroup)
   .add(ProposalsGroup)
   .add(DirectoryGroup)
   .add(SettingsGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
-  .annotateMerge(
-    OpenApi.annotations({ title: "Task inbox service", description: "Document 3: tasks, triage and proposals" })
-  ) {}
+  .annotateMerge(OpenApi.annotations({ title: "Task inbox service", description: "Tasks, triage and proposals" })) {}

@@ -11,7 +11,7 @@ export class CurrentTaskUser extends Context.Service<CurrentTaskUser, TaskUser>(
 export const sessionCookie = "tasks_session"
 
 /**
- * Every /api/* route (document 3, "Authentication" 1): `X-API-Key` (a user's key or an operator machine key),
+ * Every /api/* route: `X-API-Key` (a user's key or an operator machine key),
  * or else a web session cookie.
  */
 export class TasksApiAuth extends HttpApiMiddleware.Service<

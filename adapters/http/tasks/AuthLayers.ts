@@ -3,35 +3,43 @@ import { HttpServerRequest } from "effect/http"
 import { Tasks } from "../../../core/tasks/Tasks.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { CurrentTaskUser, sessionCookie, TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
+import { isCrossSiteChange } from "../CrossSite.ts"
 import { tasksError, tasksErrorResponse } from "./TasksErrors.ts"
 
 const notAuthenticated = () => tasksError(401, "Not authenticated: send X-API-Key or sign in")
 
-/** X-API-Key first; without one, the session cookie. Neither, or an unknown one: 401 `{error}`. */
-export const TasksApiAuthLayer = Layer.effect(
-  TasksApiAuth,
-  Effect.gen(function* () {
-    const tasks = yield* Tasks
-    return TasksApiAuth.of({
-      apiKey: (httpEffect, { credential }) =>
-        Effect.gen(function* () {
-          const presented = Redacted.value(credential).trim()
-          const user =
-            presented.length > 0
-              ? yield* tasks.authenticateKey(presented)
-              : yield* tasks.authenticateSession(
-                  (yield* HttpServerRequest.HttpServerRequest).cookies[sessionCookie] ?? ""
-                )
-          if (user === undefined) return notAuthenticated()
-          // A person's keys and sessions share one idempotency scope: their own.
-          return yield* httpEffect.pipe(
-            Effect.provideService(CurrentTaskUser, user),
-            Effect.provideService(IdempotencyScope, `person:${user.id}`)
-          )
-        }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))
+/**
+ * X-API-Key first; without one, the session cookie. Neither, or an unknown one: 401 `{error}`. A change
+ * carried by the session cookie from a page of another site (its `Origin` is not `publicUrl`'s) is 403: the
+ * browser sent the cookie, the person did not ask.
+ */
+export const TasksApiAuthLayer = (options: { readonly publicUrl: string }) =>
+  Layer.effect(
+    TasksApiAuth,
+    Effect.gen(function* () {
+      const tasks = yield* Tasks
+      return TasksApiAuth.of({
+        apiKey: (httpEffect, { credential }) =>
+          Effect.gen(function* () {
+            const presented = Redacted.value(credential).trim()
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const bySession = presented.length === 0
+            const user = bySession
+              ? yield* tasks.authenticateSession(request.cookies[sessionCookie] ?? "")
+              : yield* tasks.authenticateKey(presented)
+            if (user === undefined) return notAuthenticated()
+            if (bySession && isCrossSiteChange(request, options.publicUrl)) {
+              return tasksError(403, "Cross-site request refused")
+            }
+            // A person's keys and sessions share one idempotency scope: their own.
+            return yield* httpEffect.pipe(
+              Effect.provideService(CurrentTaskUser, user),
+              Effect.provideService(IdempotencyScope, `person:${user.id}`)
+            )
+          }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))
+      })
     })
-  })
-)
+  )
 
 /** `GET /auth/me`: only a live session cookie; anything else is 401 `{error}`. */
 export const TasksSessionAuthLayer = Layer.effect(

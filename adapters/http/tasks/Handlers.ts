@@ -10,12 +10,10 @@ import { TasksApi } from "./Api.ts"
 import { CurrentTaskUser } from "./Auth.ts"
 import { tasksErrorResponse } from "./TasksErrors.ts"
 
-/** Use-case failures become document 3's `{error}` answers (TasksErrors.ts). */
+/** Use-case failures become the task inbox contract's `{error}` answers (TasksErrors.ts). */
 const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.catch(effect, tasksErrorResponse)
 
 const asUser = <A, E, R>(f: (user: TaskUser) => Effect.Effect<A, E, R>) => answer(Effect.flatMap(CurrentTaskUser, f))
-
-const created = (body: unknown) => HttpServerResponse.jsonUnsafe(body, { status: 201 })
 
 /** A query flag: absent is false; otherwise `true` or `false`, case-insensitive. */
 const flag = (field: string, value: string | undefined) => {
@@ -79,7 +77,7 @@ export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =
         ),
       get: ({ params }) => asUser((user) => one(tasks.get(user, params.id))),
       create: ({ payload }) =>
-        asUser((user) => Effect.map(tasks.create(user, payload), (task) => created({ ok: true, task }))),
+        asUser((user) => Effect.map(tasks.create(user, payload), (task) => ({ ok: true as const, task }))),
       bulk: ({ payload }) => asUser((user) => tasks.bulk(user, payload)),
       update: ({ params, payload }) => asUser((user) => one(tasks.update(user, params.id, payload))),
       accept: ({ params, payload }) => asUser((user) => one(tasks.accept(user, params.id, payload))),
@@ -98,7 +96,7 @@ export const ProposalHandlers = HttpApiBuilder.group(TasksApi, "proposals", (han
     return handlers.handleAll({
       list: () => asUser((user) => Effect.map(tasks.proposals(user), (proposals) => ({ proposals }))),
       create: ({ payload }) =>
-        asUser((user) => Effect.map(tasks.createProposal(user, payload), (proposal) => created({ proposal }))),
+        asUser((user) => Effect.map(tasks.createProposal(user, payload), (proposal) => ({ proposal }))),
       accept: ({ params }) => asUser((user) => tasks.acceptProposal(user, params.id)),
       reject: ({ params, payload }) =>
         asUser((user) =>
@@ -154,13 +152,13 @@ export const SettingsHandlers = HttpApiBuilder.group(TasksApi, "settings", (hand
           )
         ),
       listKeys: () => asUser((user) => Effect.map(tasks.listApiKeys(user), (apiKeys) => ({ apiKeys }))),
-      createKey: ({ payload }) => asUser((user) => Effect.map(tasks.createApiKey(user, payload.name), created)),
+      createKey: ({ payload }) => asUser((user) => tasks.createApiKey(user, payload.name)),
       revokeKey: ({ params }) => asUser((user) => Effect.as(tasks.revokeApiKey(user, params.id), { ok: true as const }))
     })
   })
 )
 
-/** Every group of document 3 but the uniform one. Requires `Tasks`. */
+/** Every group of the task inbox contract but the uniform one. Requires `Tasks`. */
 export const TasksHandlers = Layer.mergeAll(
   TasksPublicHandlers,
   TasksSessionHandlers,

@@ -3,7 +3,7 @@ import { HttpApiSchema } from "effect/http-api"
 import { Origins, Priorities, Statuses, TriageStatuses } from "../../../core/tasks/Values.ts"
 
 // Enumerated inputs are plain strings on the contract: the core checks them, so an unknown value is answered
-// with document 3's `Must be one of: ...` and aliases are accepted.
+// with the task inbox contract's `Must be one of: ...` and aliases are accepted.
 
 const optional = Schema.optionalKey
 const clearable = (schema: Schema.Top) => Schema.optionalKey(Schema.NullOr(schema as typeof Schema.String))
@@ -12,7 +12,7 @@ export const Person = Schema.Struct({ id: Schema.String, email: Schema.String, n
   identifier: "Collaborator"
 })
 
-/** Document 3, "Task (response)". */
+/** */
 export const TaskSchema = Schema.Struct({
   id: Schema.String,
   title: Schema.String,
@@ -93,7 +93,7 @@ export const ShortLink = Schema.Struct({
 export const SearchQuery = { activeOnly: optional(Schema.String), clientName: optional(Schema.String) }
 export const HistoryQuery = { days: optional(Schema.String) }
 
-/** Document 3, "Proposal (list item)". */
+/** */
 export const ProposalSchema = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -139,7 +139,7 @@ export const ProjectSearch = Schema.Struct({ projects: Schema.Array(ProjectItem)
 export const ProjectList = Schema.Struct({ projects: Schema.Array(ProjectSchema) })
 export const OneProject = Schema.Struct({ project: ProjectSchema })
 
-/** Document 3, "Meeting (list item)". */
+/** */
 export const MeetingSchema = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -196,7 +196,7 @@ export const SettingsSchema = Schema.Struct({
   notifications: Schema.Struct({ channel: Schema.String, frequency: Schema.String })
 }).annotate({ identifier: "Settings" })
 export const SettingsAnswer = Schema.Struct({ settings: SettingsSchema })
-/** Nested (`notifications: {channel}`) or with dotted keys (`"notifications.channel"`), as document 3 writes them. */
+/** Nested (`notifications: {channel}`) or with dotted keys (`"notifications.channel"`), as the task inbox contract writes them. */
 export const SettingsPatchBody = Schema.Struct({
   showSentNav: optional(Schema.Boolean),
   notifications: optional(Schema.Struct({ channel: optional(Schema.String), frequency: optional(Schema.String) })),
@@ -219,7 +219,7 @@ export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 export const Me = Schema.Struct({ user: Schema.Struct({ email: Schema.String, name: Schema.String }) })
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), timestamp: Schema.String })
 
-/** Document 3, "Errors": `{error}`, plus `fields` on a validation failure. */
+/** The task inbox contract, "Errors": `{error}`, plus `fields` on a validation failure. */
 export const TasksErrorSchema = Schema.Struct({
   error: Schema.String,
   fields: optional(Schema.Record(Schema.String, Schema.String))
@@ -234,5 +234,6 @@ export const TasksErrors = {
   forbidden: at(403, "Not permitted"),
   notFound: at(404, "Not found, or not yours"),
   conflict: at(409, "Proposal is no longer open: <what it became>, or an Idempotency-Key reused for another request"),
-  upstream: at(502, "The record store failed")
+  upstream: at(502, "The record store failed"),
+  notConfigured: at(501, "Web sign-in is not configured")
 } as const

@@ -1,6 +1,6 @@
 import { Cause, Effect, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
+import { envelopeRenderer, type ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
 import { isConnectionFailure } from "../ErrorResponse.ts"
 
 /** The task inbox's errors: `{error: <string>}` with the status; a validation failure also carries `fields`. */
@@ -9,6 +9,8 @@ export const tasksError = (status: number, error: string, fields?: Readonly<Reco
 
 export const validationFailed = (fields: Readonly<Record<string, string>>) =>
   tasksError(400, "Validation failed", fields)
+
+const uniformPath = /^\/api\/v1(\/|\?|$)/
 
 const messages = {
   400: "Bad request",
@@ -43,10 +45,14 @@ const fieldsOf = (details: unknown): Record<string, string> => {
  * cannot be reached is the task inbox's store failing: 502, as when its record store fails. Messages are
  * ours, never the toolkit's or an upstream's.
  */
-export const tasksRenderer: ErrorRenderer = (_request, { code, details, status, outage }) => {
+export const tasksRenderer: ErrorRenderer = (request, failure) => {
+  // The uniform `/api/v1` group is the platform's contract, documented with the platform's envelope.
+  if (request !== undefined && uniformPath.test(request.url)) return envelopeRenderer(request, failure)
+  const { code, message, details, status, outage } = failure
   switch (code) {
     case "VALIDATION_ERROR":
       if (status === 415) return tasksError(415, "The request body must be JSON (Content-Type: application/json)")
+      if (status !== undefined && status !== 400) return tasksError(status, message ?? messages[400])
       return validationFailed(
         Object.keys(fieldsOf(details)).length === 0 ? { body: "Invalid request" } : fieldsOf(details)
       )

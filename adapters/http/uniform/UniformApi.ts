@@ -22,7 +22,7 @@ const manifest = HttpApiEndpoint.get("manifest", "/api/v1/manifest", {
 const describe = OpenApi.annotations({ title: "Uniform contract", description: "Health, readiness, manifest, version" })
 
 /**
- * Document 1, "Uniform service contract": health, ready, manifest and version under `/api/v1`, mounted by
+ * Health, ready, manifest and version under `/api/v1`, mounted by
  * every service. The manifest is behind the service's AUTH-1 key where the service holds one.
  */
 export const UniformGroup = HttpApiGroup.make("uniform").add(health, ready, version, manifest).annotateMerge(describe)

@@ -8,6 +8,7 @@ export const RecordStoreCredentialsMemory = Layer.sync(RecordStoreCredentials, (
   const rows = new Map<string, StoredRecordStoreCredentials>()
   return RecordStoreCredentials.of({
     put: (credentials) => Effect.sync(() => void rows.set(credentials.organizationId, credentials)),
-    get: (organizationId) => Effect.sync(() => rows.get(organizationId))
+    get: (organizationId) => Effect.sync(() => rows.get(organizationId)),
+    remove: (organizationId) => Effect.sync(() => rows.delete(organizationId))
   })
 })

@@ -9,6 +9,7 @@ export const SessionStoreMemory = Layer.sync(SessionStore, () => {
       Effect.sync(() => {
         const session = rows.get(hash)
         return session !== undefined && session.expiresAt > nowIso ? session : undefined
-      })
+      }),
+    remove: (hash) => Effect.sync(() => void rows.delete(hash))
   })
 })

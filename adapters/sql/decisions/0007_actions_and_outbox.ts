@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { Migration } from "../Migrator.ts"
 
 /**
- * Record actions and the webhook outbox (issue 4).
+ * Record actions and the webhook outbox.
  *
  * - `decisions.action_due_at`: when the earliest of a decision's actions may run
  *   (core/decisions/DecisionAction.ts `actionsDueAt`), null when none will; `actions_waiting`: an action

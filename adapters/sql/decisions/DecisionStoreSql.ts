@@ -111,7 +111,7 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
       Result: Row,
       execute: (query) => {
         const now = instant(query.nowIso)
-        // Document 2, expiry: an open decision whose time has come reads as expired (DecisionMachine `settle`).
+        // An open decision whose time has come reads as expired (DecisionMachine `settle`).
         const effectiveStatus = sql`CASE WHEN status IN ('pending', 'needs_info') AND expires_at <= ${now}::timestamptz
           THEN 'expired' ELSE status END`
         const scope = query.scope
@@ -196,7 +196,7 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
         outbox: ReadonlyArray<WebhookDelivery> = []
       ) {
         if (!Arr.isReadonlyArrayNonEmpty(outbox)) return (yield* updateRow({ next, expectedVersion })).length > 0
-        // Issue 4: the change and its webhook deliveries commit together or not at all.
+        // The change and its webhook deliveries commit together or not at all.
         return yield* sql.withTransaction(
           Effect.gen(function* () {
             if ((yield* updateRow({ next, expectedVersion })).length === 0) return false

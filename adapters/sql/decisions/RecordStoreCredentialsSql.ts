@@ -40,6 +40,12 @@ export const RecordStoreCredentialsSql: Layer.Layer<RecordStoreCredentials, neve
                 }
           }),
           Effect.orDie
+        ),
+      remove: (organizationId) =>
+        sql`DELETE FROM decisions.record_store_credentials WHERE organization_id = ${organizationId}
+            RETURNING organization_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
         )
     })
   })

@@ -6,11 +6,14 @@ import { callerKeysTable } from "./0004_caller_keys.ts"
 import { templatesTable } from "./0005_templates.ts"
 import { webhooksTable } from "./0006_webhooks.ts"
 import { actionsAndOutbox } from "./0007_actions_and_outbox.ts"
+import { eventsTables } from "./0008_events.ts"
+import { mcpSessionsTable } from "./0010_mcp_sessions.ts"
 
 /**
  * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
  * assignments, caller keys, templates, webhook endpoints
- * with their delivery outbox, and record-store credentials. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
+ * with their delivery outbox, record-store credentials, the event outbox for the hub, the organization
+ * admins seen and agents' MCP sessions. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
  */
 export const decisionsMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("decisions", 1),
@@ -19,5 +22,7 @@ export const decisionsMigrations: ReadonlyArray<Migration> = [
   callerKeysTable,
   templatesTable,
   webhooksTable,
-  actionsAndOutbox
+  actionsAndOutbox,
+  eventsTables,
+  mcpSessionsTable
 ]

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { Migration } from "../Migrator.ts"
 
 /**
- * The event catalog and the accepted events (issue 6).
+ * The event catalog and the accepted events.
  *
  * - `event_catalog`: one row per type (core/hub/CatalogStore.ts); `version` is bumped by every upsert.
  * - `events`: acceptance is this row, keyed by (service, id), inserted before the 202. `lease_until` is

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { Migration } from "../Migrator.ts"
 
 /**
- * The unified notification feed and the batched email queue (issue 6).
+ * The unified notification feed and the batched email queue.
  *
  * - `notifications`: one row per notification event, unique on (service, event_id) so a reprocessed event
  *   is never filed twice; the feed reads newest first per user.

@@ -2,6 +2,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import {
   ChannelNames,
+  EmailModes,
   defaultPreferences,
   Directory,
   FlagNames,
@@ -64,7 +65,9 @@ const FlagRow = Schema.Struct({
 const PreferencesRow = Schema.Struct({
   doc: Schema.Struct({
     serviceVisible: Schema.Record(Schema.String, Schema.Boolean),
-    channels: Schema.Array(Schema.Literals(ChannelNames))
+    channels: Schema.Array(Schema.Literals(ChannelNames)),
+    emailMode: Schema.optionalKey(Schema.Literals(EmailModes)),
+    chatWebhook: Schema.optionalKey(Schema.String)
   })
 })
 

@@ -2,7 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { NotificationStore, type Notification } from "../../../core/hub/NotificationStore.ts"
 
-const Row = Schema.Struct({
+export const NotificationRow = Schema.Struct({
   id: Schema.String,
   user_id: Schema.String,
   email: Schema.String,
@@ -13,10 +13,11 @@ const Row = Schema.Struct({
   body: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
-  created_at: Schema.Date
+  created_at: Schema.Date,
+  read_at: Schema.NullOr(Schema.Date)
 })
 
-const toNotification = (row: typeof Row.Type): Notification => ({
+export const toNotification = (row: typeof NotificationRow.Type): Notification => ({
   id: row.id,
   userId: row.user_id,
   email: row.email,
@@ -27,13 +28,15 @@ const toNotification = (row: typeof Row.Type): Notification => ({
   body: row.body,
   url: row.url,
   category: row.category,
-  createdAt: row.created_at.toISOString()
+  createdAt: row.created_at.toISOString(),
+  readAt: row.read_at?.toISOString() ?? null
 })
 
 /**
- * The NotificationStore port over `hub.notifications` (0005_notifications.ts). Filing is insert-if-absent
- * on the unique (service, event_id), then a read of the stored row: a reprocessed event finds its first
- * notification. SQL failures are defects.
+ * The NotificationStore port over `hub.notifications` (0005_notifications.ts, 0008_deliveries.ts). Filing is
+ * insert-if-absent on the unique (service, event_id), then a read of the stored row: a reprocessed event
+ * finds its first notification. Every read of the person's own feed is scoped to their user id. SQL
+ * failures are defects.
  */
 export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClient.SqlClient> = Layer.effect(
   NotificationStore,
@@ -41,15 +44,39 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
     const sql = yield* SqlClient.SqlClient
     const byEvent = SqlSchema.findOne({
       Request: Schema.Struct({ service: Schema.String, eventId: Schema.String }),
-      Result: Row,
+      Result: NotificationRow,
       execute: ({ service, eventId }) =>
         sql`SELECT * FROM hub.notifications WHERE service = ${service} AND event_id = ${eventId}`
     })
     const feedRows = SqlSchema.findAll({
       Request: Schema.Struct({ userId: Schema.String, limit: Schema.Int }),
-      Result: Row,
+      Result: NotificationRow,
       execute: ({ userId, limit }) => sql`
         SELECT * FROM hub.notifications WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+    })
+    const notHidden = (hidden: ReadonlyArray<string>) =>
+      hidden.length === 0 ? sql`TRUE` : sql`service NOT IN ${sql.in(hidden)}`
+    const pageRows = SqlSchema.findAll({
+      Request: Schema.Struct({
+        userId: Schema.String,
+        limit: Schema.Int,
+        afterCreatedAt: Schema.NullOr(Schema.String),
+        afterId: Schema.String,
+        hidden: Schema.Array(Schema.String)
+      }),
+      Result: NotificationRow,
+      execute: ({ userId, limit, afterCreatedAt, afterId, hidden }) => sql`
+        SELECT * FROM hub.notifications
+        WHERE user_id = ${userId} AND ${notHidden(hidden)}
+          AND ${afterCreatedAt === null ? sql`TRUE` : sql`(created_at, id) < (${afterCreatedAt}::timestamptz, ${afterId})`}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+    })
+    const markedRows = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, id: Schema.String, atIso: Schema.String }),
+      Result: NotificationRow,
+      execute: ({ userId, id, atIso }) => sql`
+        UPDATE hub.notifications SET read_at = coalesce(read_at, ${atIso}::timestamptz)
+        WHERE id = ${id} AND user_id = ${userId} RETURNING *`
     })
 
     return NotificationStore.of({
@@ -57,9 +84,9 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
         Effect.gen(function* () {
           const inserted = yield* sql<{ readonly id: string }>`
             INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url, category,
-              created_at)
+              created_at, read_at)
             VALUES (${n.id}, ${n.userId}, ${n.email}, ${n.service}, ${n.eventId}, ${n.type}, ${n.title}, ${n.body},
-              ${n.url}, ${n.category}, ${n.createdAt}::timestamptz)
+              ${n.url}, ${n.category}, ${n.createdAt}::timestamptz, ${n.readAt}::timestamptz)
             ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
           if (inserted.length === 1) return { notification: n, filed: true }
           const stored = yield* byEvent({ service: n.service, eventId: n.eventId })
@@ -68,6 +95,36 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
       feed: (userId, limit) =>
         feedRows({ userId, limit }).pipe(
           Effect.map((rows) => rows.map(toNotification)),
+          Effect.orDie
+        ),
+      page: (userId, query) =>
+        pageRows({
+          userId,
+          limit: query.limit,
+          afterCreatedAt: query.after?.createdAt ?? null,
+          afterId: query.after?.id ?? "",
+          hidden: query.hiddenServices
+        }).pipe(
+          Effect.map((rows) => rows.map(toNotification)),
+          Effect.orDie
+        ),
+      unreadCount: (userId, hidden) =>
+        sql<{ readonly n: number | string }>`
+          SELECT count(*) AS n FROM hub.notifications
+          WHERE user_id = ${userId} AND read_at IS NULL AND ${notHidden(hidden)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+          Effect.orDie
+        ),
+      markRead: (userId, id, atIso) =>
+        markedRows({ userId, id, atIso }).pipe(
+          Effect.map((rows) => (rows[0] === undefined ? undefined : toNotification(rows[0]))),
+          Effect.orDie
+        ),
+      markAllRead: (userId, atIso) =>
+        sql<{ readonly id: string }>`
+          UPDATE hub.notifications SET read_at = ${atIso}::timestamptz
+          WHERE user_id = ${userId} AND read_at IS NULL RETURNING id`.pipe(
+          Effect.map((rows) => rows.length),
           Effect.orDie
         )
     })

@@ -16,6 +16,8 @@ const RegisteredServiceDoc = Schema.Struct({
   apiKeyHeader: Schema.String,
   resourcePath: Schema.String,
   firstParty: Schema.Boolean,
+  pages: Schema.optionalKey(Schema.Boolean),
+  embedUrl: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Number,

@@ -4,16 +4,25 @@ import { directoryTables } from "./0002_directory.ts"
 import { registryTable } from "./0003_registry.ts"
 import { eventsMigration } from "./0004_events.ts"
 import { notificationsMigration } from "./0005_notifications.ts"
+import { signInMigration } from "./0006_sign_in.ts"
+import { oidcArtifactsTable } from "./0007_oidc_artifacts.ts"
+import { deliveriesMigration } from "./0008_deliveries.ts"
+import { catalogPatternsMigration } from "./0010_catalog_patterns.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
  * installations, flags, preferences), the service registry, accepted events and the event catalog, the
- * notification feed and the email queue.
+ * notification feed, each channel's deliveries and push subscriptions, sessions, sign-in links, the
+ * mail outbox and the artifacts of the hub's OpenID provider.
  */
 export const hubMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("hub", 1),
   directoryTables,
   registryTable,
   eventsMigration,
-  notificationsMigration
+  notificationsMigration,
+  signInMigration,
+  oidcArtifactsTable,
+  deliveriesMigration,
+  catalogPatternsMigration
 ]

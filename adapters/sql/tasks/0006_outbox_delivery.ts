@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { Migration } from "../Migrator.ts"
 
 /**
- * Delivery state of `tasks.outbox` for the relay to the hub (core/tasks/EventRelay.ts): attempts so far,
+ * Delivery state of `tasks.outbox` for the relay to the hub (core/events/ProducerRelay.ts): attempts so far,
  * `next_attempt_at` (NULL: due at once; while a relay sends the event, the end of its lease), the last
  * error and status code, and `failed_at` for an event the hub refused for good. An event is pending while
  * both `delivered_at` and `failed_at` are NULL.

@@ -38,6 +38,9 @@ export const SessionStoreSql: Layer.Layer<SessionStore, never, SqlClient.SqlClie
             expiresAt: r.expires_at.toISOString()
           }))
         )
+      }, Effect.orDie),
+      remove: Effect.fn("SessionStoreSql.remove")(function* (hash: string) {
+        yield* sql`DELETE FROM tasks.sessions WHERE hash = ${hash}`
       }, Effect.orDie)
     })
   })

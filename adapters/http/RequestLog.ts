@@ -1,0 +1,82 @@
+import { Cause, Clock, Effect, Exit, Metric } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomBytes } from "node:crypto"
+
+/** Answers per service, method and status (exported at `/metrics` and over OpenTelemetry when configured). */
+const answered = Metric.counter("http_server_requests_total", {
+  description: "HTTP answers by service, method and status",
+  incremental: true
+})
+
+/** How long answers took, in milliseconds, per service. */
+const durations = Metric.histogram("http_server_request_duration_ms", {
+  description: "HTTP answer time in milliseconds by service",
+  boundaries: Metric.exponentialBoundaries({ start: 1, factor: 2, count: 14 })
+})
+
+/** A caller's own request id is kept when it is short and plain; anything else is replaced by ours. */
+const callerRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** A W3C trace context header: version 00, a 32-hex trace id that is not all zeros, a 16-hex parent id. */
+const traceparent = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/
+
+/** The trace id of a well-formed `traceparent`, or undefined. */
+export const traceIdOf = (header: string | undefined): string | undefined => {
+  const match = header === undefined ? null : traceparent.exec(header.trim())
+  const traceId = match?.[1]
+  return traceId === undefined || /^0+$/.test(traceId) ? undefined : traceId
+}
+
+/**
+ * The request's id: the caller's `X-Request-Id` when it is plain, else the trace id of its `traceparent`, else
+ * a new random one. Every answer echoes it in `X-Request-Id`, and every log line written while the request is
+ * handled carries it, so one request can be followed from a client's report through the logs.
+ */
+export const requestIdOf = (headers: Readonly<Record<string, string | undefined>>): string => {
+  const given = headers["x-request-id"]?.trim()
+  if (given !== undefined && callerRequestId.test(given)) return given
+  return traceIdOf(headers["traceparent"]) ?? randomBytes(12).toString("hex")
+}
+
+/**
+ * The request log of one service (replacing the router's own): every log line written while a request is
+ * handled names the service and the request id (and the trace id when the caller sent one); one line per
+ * answer with method, path (no query string: it may carry an email address), status and duration; a defect
+ * is logged with its cause at error level. The answer carries `X-Request-Id`. Each answer also counts in the
+ * metrics `http_server_requests_total` and `http_server_request_duration_ms`.
+ */
+export const requestLog =
+  (service: string) =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const requestId = requestIdOf(request.headers)
+      const traceId = traceIdOf(request.headers["traceparent"])
+      const path = request.url.split("?")[0]!
+      const annotations: Record<string, string> = { service, requestId, ...(traceId === undefined ? {} : { traceId }) }
+      return Effect.gen(function* () {
+        // Answers written by the router itself bypass what this middleware returns: they get the header here.
+        yield* HttpEffect.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+        )
+        const started = yield* Clock.currentTimeMillis
+        const exit = yield* Effect.exit(app)
+        const durationMs = (yield* Clock.currentTimeMillis) - started
+        const line = { "http.method": request.method, "http.url": path, "http.durationMs": durationMs }
+        const status = Exit.isSuccess(exit) ? exit.value.status : 500
+        yield* Metric.update(
+          Metric.withAttributes(answered, { service, method: request.method, status: String(status) }),
+          1
+        )
+        yield* Metric.update(Metric.withAttributes(durations, { service }), durationMs)
+        if (Exit.isSuccess(exit)) {
+          yield* Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...line, "http.status": status })
+          return HttpServerResponse.setHeader(exit.value, "x-request-id", requestId)
+        }
+        if (!Cause.hasInterruptsOnly(exit.cause)) {
+          yield* Effect.annotateLogs(Effect.logError("Request failed", exit.cause), line)
+        }
+        return yield* exit
+      }).pipe(Effect.annotateLogs(annotations))
+    })

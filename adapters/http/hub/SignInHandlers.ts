@@ -1,0 +1,211 @@
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { verify } from "../../../core/auth/Signature.ts"
+import type { ContextKeys } from "../../../core/hub/ContextKeys.ts"
+import { Directory, orgStatus } from "../../../core/hub/Directory.ts"
+import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
+import { SignInLinks } from "../../../core/hub/SignInLinks.ts"
+import { ViewerLinks } from "../../../core/hub/ViewerLinks.ts"
+import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
+import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { makeRateLimiter } from "../RateLimiter.ts"
+import { CurrentContextCaller } from "./ContextApi.ts"
+import { isCrossSiteChange } from "../CrossSite.ts"
+import { hubSessionCookie, withoutSessionCookie, withSessionCookie } from "./PersonAuth.ts"
+import { SignInApi } from "./SignInApi.ts"
+import { ServiceDataChangeAuth } from "./ViewerLinkApi.ts"
+
+export interface EmailSignInHttpConfig {
+  /** Where people's browsers reach the hub (HUB_PUBLIC_URL). */
+  readonly publicUrl: string
+  /** Links asked for one address, and by one client, per window (per server instance). */
+  readonly perAddress: number
+  readonly perClient: number
+  readonly windowMillis: number
+}
+
+const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+/** A small page for a browser that opened a link that cannot sign in; nothing it shows comes from the request. */
+const linkRefusedPage = (message: string) =>
+  HttpServerResponse.text(
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Sign-in link not valid</title>` +
+      `<meta name="viewport" content="width=device-width, initial-scale=1"></head>\n` +
+      `<body><main><h1>This sign-in link cannot be used</h1><p>${escapeHtml(message)}</p>` +
+      `<p><a href="/">Ask for a new link</a></p></main></body></html>\n`,
+    {
+      status: 401,
+      contentType: "text/html; charset=utf-8",
+      headers: {
+        ...noStore,
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'"
+      }
+    }
+  )
+
+const refusedMessage =
+  "It has expired, it was used already, or it was not copied whole. A link works once, for a few minutes."
+
+const wantsHtml = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["accept"] ?? "").includes("text/html")
+
+const isFormPost = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded") ||
+  (wantsHtml(request) && !(request.headers["accept"] ?? "").includes("application/json"))
+
+/** `POST /auth/email`, `GET /auth/email/callback`, `POST /auth/logout`. Needs SignInLinks and Sessions. */
+export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
+  HttpApiBuilder.group(SignInApi, "emailSignIn", (handlers) =>
+    Effect.gen(function* () {
+      const links = yield* SignInLinks
+      const sessions = yield* Sessions
+      const rule = { windowMs: config.windowMillis }
+      const perAddress = makeRateLimiter({ ...rule, limit: config.perAddress })
+      const perClient = makeRateLimiter({ ...rule, limit: config.perClient })
+      const publicUrl = config.publicUrl
+
+      return handlers
+        .handle("request", ({ payload }) =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+            // Both budgets are spent by every request, known address or not, so a 429 tells nothing either.
+            const waitClient = yield* perClient(client)
+            const waitAddress = yield* perAddress(payload.email)
+            const wait = Math.max(waitClient ?? 0, waitAddress ?? 0)
+            if (wait > 0) {
+              return errorResponse("RATE_LIMITED", {
+                message: "Too many sign-in links asked for. Wait a little, then ask again.",
+                headers: { "retry-after": String(wait) }
+              })
+            }
+            yield* links.requestEmailLink(payload.email, payload.next)
+            return HttpServerResponse.jsonUnsafe({ data: { status: "sent" } }, { status: 202, headers: noStore })
+          }).pipe(Effect.catch((error) => domainErrorResponse(error)))
+        )
+        .handle("callback", ({ query }) =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const signedIn = yield* Effect.result(links.redeem(query.token ?? ""))
+            if (signedIn._tag === "Failure") {
+              return wantsHtml(request)
+                ? linkRefusedPage(refusedMessage)
+                : errorResponse("UNAUTHORIZED", {
+                    message: `This sign-in link cannot be used. ${refusedMessage}`,
+                    headers: noStore
+                  })
+            }
+            // The session the browser had before (if any) is ended: the new one never reuses its id.
+            const previous = request.cookies[hubSessionCookie]
+            if (previous !== undefined && previous.length > 0) yield* sessions.end(previous)
+            const next =
+              signedIn.success.next ?? (query.next !== undefined && isRootRelativePath(query.next) ? query.next : "/")
+            return withSessionCookie(
+              HttpServerResponse.redirect(next, { status: 303, headers: noStore }),
+              publicUrl,
+              signedIn.success.session
+            )
+          })
+        )
+        .handle("logout", () =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            if (isCrossSiteChange(request, publicUrl)) {
+              return errorResponse("FORBIDDEN", { message: "A change from another site's page is refused." })
+            }
+            const cookie = request.cookies[hubSessionCookie]
+            if (cookie !== undefined && cookie.length > 0) yield* sessions.end(cookie)
+            const answer = isFormPost(request)
+              ? HttpServerResponse.redirect("/", { status: 303, headers: noStore })
+              : HttpServerResponse.empty({ status: 204, headers: noStore })
+            return withoutSessionCookie(answer, publicUrl)
+          })
+        )
+    })
+  )
+
+/** `GET /api/v1/me`: the person and the organizations they belong to (deleted ones left out). */
+export const MeHandlers = HttpApiBuilder.group(SignInApi, "me", (handlers) =>
+  Effect.gen(function* () {
+    const directory = yield* Directory
+    return handlers.handle("me", () =>
+      Effect.gen(function* () {
+        const person = yield* CurrentPerson
+        const memberships = yield* directory.membershipsOf(person.userId)
+        return {
+          data: {
+            user: { email: person.email, name: person.name },
+            organizations: memberships
+              .filter((m) => orgStatus(m.org) !== "deleted")
+              .map((m) => ({ id: m.org.id, name: m.org.name, role: m.membership.role }))
+          }
+        }
+      })
+    )
+  })
+)
+
+export interface ViewerLinkHttpConfig {
+  /** The parsed `HUB_CONTEXT_KEYS`; without keys the route answers 501. */
+  readonly contextKeys: ContextKeys
+  /** Per-caller quota, a minute (per server instance). */
+  readonly requestsPerMinute: number
+}
+
+/** Only the meeting-recaps service may ask for viewer links. */
+const viewerLinkCaller = "meeting-recaps"
+
+const ServiceDataChangeAuthLayer = (config: ViewerLinkHttpConfig) =>
+  Layer.sync(ServiceDataChangeAuth, () => {
+    const limit = makeRateLimiter({ limit: config.requestsPerMinute, windowMs: 60_000 })
+    return ServiceDataChangeAuth.of({
+      contextSignature: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          if (!config.contextKeys.configured) {
+            return errorResponse("NOT_CONFIGURED", { message: "The service-data plane is not configured." })
+          }
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const caller = request.headers["x-workspace-service-id"] ?? ""
+          const body = yield* request.arrayBuffer.pipe(
+            Effect.map((buffer) => new Uint8Array(buffer)),
+            Effect.orElseSucceed(() => undefined)
+          )
+          const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          if (
+            caller !== viewerLinkCaller ||
+            body === undefined ||
+            !verify({
+              secret: config.contextKeys.keyFor(caller),
+              timestamp: request.headers["x-platform-timestamp"],
+              signature: Redacted.value(credential),
+              payload: body,
+              nowSeconds
+            })
+          ) {
+            return errorResponse("UNAUTHORIZED")
+          }
+          const wait = yield* limit(caller)
+          if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
+          return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
+        })
+    })
+  })
+
+/** `POST /api/v1/service-data/viewer-link` with its signature middleware. Needs ViewerLinks. */
+export const ViewerLinkHandlers = (config: ViewerLinkHttpConfig) =>
+  HttpApiBuilder.group(SignInApi, "viewerLink", (handlers) =>
+    Effect.gen(function* () {
+      const viewerLinks = yield* ViewerLinks
+      return handlers.handle("issue", ({ payload }) =>
+        viewerLinks.issue(payload).pipe(
+          Effect.map((link) => ({ data: link })),
+          Effect.catch((error) => domainErrorResponse(error))
+        )
+      )
+    })
+  ).pipe(Layer.provide(ServiceDataChangeAuthLayer(config)))

@@ -1,0 +1,71 @@
+import { Effect, Layer } from "effect"
+import {
+  ProducerOutbox,
+  type OutboxEntry,
+  type ProducerEvent,
+  type RelayOutcome
+} from "../../core/events/ProducerOutbox.ts"
+import { epochMs } from "../../core/kernel/Timestamp.ts"
+
+/** The outcome written over an entry: the attempt counted, the last error replaced (or cleared). */
+const applyOutcome = (entry: OutboxEntry, outcome: RelayOutcome): OutboxEntry => {
+  const { lastError: _error, lastStatusCode: _code, nextAttemptAt: _next, ...rest } = entry
+  const attempts = entry.attempts + 1
+  const code = outcome.statusCode === undefined ? {} : { lastStatusCode: outcome.statusCode }
+  switch (outcome._tag) {
+    case "Delivered":
+      return { ...rest, ...code, status: "delivered", attempts, completedAt: outcome.at }
+    case "Retry":
+      return { ...rest, ...code, attempts, nextAttemptAt: outcome.nextAttemptAt, lastError: outcome.error }
+    case "Failed":
+      return { ...rest, ...code, status: "failed", attempts, completedAt: outcome.at, lastError: outcome.error }
+  }
+}
+
+const byId = (a: OutboxEntry, b: OutboxEntry) => (a.event.id < b.event.id ? -1 : a.event.id > b.event.id ? 1 : 0)
+
+/** The ProducerOutbox port in memory (one process, so a claim is atomic by construction). */
+export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
+  const entries = new Map<string, OutboxEntry>()
+  const copy = (entry: OutboxEntry): OutboxEntry => structuredClone(entry)
+  const isDue = (entry: OutboxEntry, nowMs: number) =>
+    entry.status === "pending" && (entry.nextAttemptAt === undefined || epochMs(entry.nextAttemptAt) <= nowMs)
+  return ProducerOutbox.of({
+    enqueue: (event: ProducerEvent) =>
+      Effect.sync(() => {
+        if (!entries.has(event.id))
+          entries.set(event.id, { event: structuredClone(event), status: "pending", attempts: 0 })
+      }),
+    pending: (limit) =>
+      Effect.sync(() =>
+        [...entries.values()]
+          .filter((e) => e.status === "pending")
+          .sort(byId)
+          .slice(0, limit)
+          .map((e) => structuredClone(e.event))
+      ),
+    claimDue: (nowIso, leaseUntilIso, limit) =>
+      Effect.sync(() => {
+        const now = epochMs(nowIso)
+        return [...entries.values()]
+          .filter((e) => isDue(e, now))
+          .sort(byId)
+          .slice(0, limit)
+          .map((e) => {
+            const claimed = { ...e, nextAttemptAt: leaseUntilIso }
+            entries.set(e.event.id, claimed)
+            return copy(claimed)
+          })
+      }),
+    record: (id, outcome) =>
+      Effect.sync(() => {
+        const entry = entries.get(id)
+        if (entry !== undefined && entry.status === "pending") entries.set(id, applyOutcome(entry, outcome))
+      }),
+    get: (id) =>
+      Effect.sync(() => {
+        const entry = entries.get(id)
+        return entry === undefined ? undefined : copy(entry)
+      })
+  })
+})

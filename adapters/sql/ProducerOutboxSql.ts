@@ -1,0 +1,129 @@
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import {
+  ProducerOutbox,
+  type OutboxEntry,
+  type ProducerEvent,
+  type RelayOutcome
+} from "../../core/events/ProducerOutbox.ts"
+
+const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
+
+const EntryRow = Schema.Struct({
+  event: Schema.Record(Schema.String, Schema.Unknown),
+  attempts: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Date),
+  delivered_at: Schema.NullOr(Schema.Date),
+  failed_at: Schema.NullOr(Schema.Date),
+  last_error: Schema.NullOr(Schema.String),
+  last_status_code: Schema.NullOr(Schema.Number)
+})
+
+// Events are written by `enqueue` alone, from a ProducerEvent, so the stored JSON is one.
+const toEvent = (json: Readonly<Record<string, unknown>>): ProducerEvent => json as unknown as ProducerEvent
+
+const toEntry = (row: typeof EntryRow.Type): OutboxEntry => {
+  const completedAt = row.delivered_at ?? row.failed_at
+  return {
+    event: toEvent(row.event),
+    status: row.delivered_at !== null ? "delivered" : row.failed_at !== null ? "failed" : "pending",
+    attempts: row.attempts,
+    ...(row.next_attempt_at === null ? {} : { nextAttemptAt: row.next_attempt_at.toISOString() }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+    ...(row.last_status_code === null ? {} : { lastStatusCode: row.last_status_code }),
+    ...(completedAt === null ? {} : { completedAt: completedAt.toISOString() })
+  }
+}
+
+/** Where a service keeps its outbox: the task inbox's `tasks.outbox`, the decisions service's `decisions.event_outbox`. */
+export interface ProducerOutboxTable {
+  readonly schema: string
+  readonly table: string
+}
+
+/**
+ * The ProducerOutbox port over one service's outbox table (adapters/sql/decisions/0008_events.ts has
+ * its shape); ids are ULIDs, so id order is time order. A claim is one UPDATE over rows locked with SKIP
+ * LOCKED, so relays on several servers never claim the same event. An outcome only changes a pending row.
+ * Enqueued inside a unit of work, the row commits with the change that implies it. SQL failures are defects.
+ */
+export const ProducerOutboxSql = (
+  where: ProducerOutboxTable
+): Layer.Layer<ProducerOutbox, never, SqlClient.SqlClient> =>
+  Layer.effect(
+    ProducerOutbox,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const outbox = sql`${sql(where.schema)}.${sql(where.table)}`
+      const pendingRows = SqlSchema.findAll({
+        Request: Schema.Int,
+        Result: EventRow,
+        execute: (limit) => sql`
+        SELECT event FROM ${outbox} WHERE delivered_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT ${limit}`
+      })
+      const claimRows = SqlSchema.findAll({
+        Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
+        Result: EntryRow,
+        execute: ({ nowIso, leaseUntilIso, limit }) => sql`
+        UPDATE ${outbox} SET next_attempt_at = ${leaseUntilIso}::timestamptz
+        WHERE id IN (
+          SELECT id FROM ${outbox}
+          WHERE delivered_at IS NULL AND failed_at IS NULL
+            AND (next_attempt_at IS NULL OR next_attempt_at <= ${nowIso}::timestamptz)
+          ORDER BY id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING *`
+      })
+      const getRow = SqlSchema.findOneOption({
+        Request: Schema.String,
+        Result: EntryRow,
+        execute: (id) => sql`SELECT * FROM ${outbox} WHERE id = ${id}`
+      })
+
+      const record = (id: string, outcome: RelayOutcome) => {
+        const pending = sql`id = ${id} AND delivered_at IS NULL AND failed_at IS NULL`
+        const code = outcome.statusCode ?? null
+        switch (outcome._tag) {
+          case "Delivered":
+            return sql`UPDATE ${outbox} SET delivered_at = ${outcome.at}::timestamptz, attempts = attempts + 1,
+            next_attempt_at = NULL, last_error = NULL, last_status_code = ${code}
+            WHERE ${pending}`
+          case "Retry":
+            return sql`UPDATE ${outbox} SET attempts = attempts + 1,
+            next_attempt_at = ${outcome.nextAttemptAt}::timestamptz, last_error = ${outcome.error},
+            last_status_code = ${code}
+            WHERE ${pending}`
+          case "Failed":
+            return sql`UPDATE ${outbox} SET failed_at = ${outcome.at}::timestamptz, attempts = attempts + 1,
+            next_attempt_at = NULL, last_error = ${outcome.error}, last_status_code = ${code}
+            WHERE ${pending}`
+        }
+      }
+
+      return ProducerOutbox.of({
+        enqueue: Effect.fn("ProducerOutboxSql.enqueue")(function* (event: ProducerEvent) {
+          yield* sql`
+          INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
+          ON CONFLICT (id) DO NOTHING`
+        }, Effect.orDie),
+        pending: Effect.fn("ProducerOutboxSql.pending")(function* (limit: number) {
+          return (yield* pendingRows(limit)).map((row) => toEvent(row.event))
+        }, Effect.orDie),
+        claimDue: Effect.fn("ProducerOutboxSql.claimDue")(function* (
+          nowIso: string,
+          leaseUntilIso: string,
+          limit: number
+        ) {
+          const rows = yield* claimRows({ nowIso, leaseUntilIso, limit })
+          return rows.map(toEntry).sort((a, b) => (a.event.id < b.event.id ? -1 : 1))
+        }, Effect.orDie),
+        record: Effect.fn("ProducerOutboxSql.record")(function* (id: string, outcome: RelayOutcome) {
+          yield* record(id, outcome)
+        }, Effect.orDie),
+        get: Effect.fn("ProducerOutboxSql.get")(function* (id: string) {
+          return Option.getOrUndefined(Option.map(yield* getRow(id), toEntry))
+        }, Effect.orDie)
+      })
+    })
+  )

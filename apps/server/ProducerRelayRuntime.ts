@@ -1,0 +1,58 @@
+import { Effect, Layer, Redacted, Schedule } from "effect"
+import { HubEventPublisherHttp, hubCatalogLists } from "../../adapters/http/HubEventPublisherHttp.ts"
+import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
+
+/**
+ * Relays one service's event outbox (its ProducerOutbox) to the hub every `pollMillis`, each event signed
+ * with the service's own signing key. Events are claimed with leases in the database, so several servers
+ * may relay side by side. Without a signing key nothing is sent (the hub would refuse it): the events wait
+ * in the outbox, nothing is lost, and they go out once the key is configured.
+ *
+ * The relay begins once the hub's catalog lists the producer's notification type: before that (the hub still
+ * starting, the service not registered yet) a delivery would be refused, and a refusal is final. Until then
+ * the events wait in the outbox.
+ */
+export const ProducerRelayWorker = (options: {
+  /** The producer's service id, for the logs. */
+  readonly service: string
+  /** The setting that holds its signing key, named in the warning when it is unset. */
+  readonly keySetting: string
+  readonly hubUrl: string
+  readonly signingKey: Redacted.Redacted<string> | undefined
+  readonly pollMillis: number
+  /** How long a claimed event is held before another relay (or this one after a restart) may send it. */
+  readonly leaseMillis?: number | undefined
+  /** The type whose presence in the hub's catalog says the hub will take this producer's events. */
+  readonly notificationType: string
+}) =>
+  options.signingKey === undefined
+    ? Layer.effectDiscard(
+        Effect.logWarning(
+          `${options.keySetting} is not set: ${options.service} events wait in the outbox and are not sent to the hub.`
+        )
+      )
+    : Layer.effectDiscard(
+        Effect.gen(function* () {
+          const relay = yield* ProducerRelay
+          const hubReady = hubCatalogLists({
+            hubUrl: options.hubUrl,
+            service: options.service,
+            type: options.notificationType
+          }).pipe(
+            Effect.flatMap((ready) => (ready ? Effect.void : Effect.fail("not yet"))),
+            Effect.retry(Schedule.spaced(options.pollMillis))
+          )
+          const relayLoop = relay.relayDue().pipe(
+            Effect.catchCause((cause) => Effect.logWarning("event relay failed; retrying", cause)),
+            Effect.repeat(Schedule.spaced(options.pollMillis))
+          )
+          yield* hubReady.pipe(
+            Effect.andThen(relayLoop),
+            Effect.annotateLogs({ producer: options.service }),
+            Effect.forkScoped
+          )
+        })
+      ).pipe(
+        Layer.provide(ProducerRelay.layer({ leaseMillis: options.leaseMillis })),
+        Layer.provide(HubEventPublisherHttp({ hubUrl: options.hubUrl, signingKey: options.signingKey }))
+      )

@@ -1,0 +1,195 @@
+import { Effect } from "effect"
+import { ProducerOutbox, type ProducerEvent } from "../events/ProducerOutbox.ts"
+import { stableUlid } from "../events/StableId.ts"
+import { emailsEqual, normalizeEmail } from "../kernel/Email.ts"
+import { epochMs } from "../kernel/Timestamp.ts"
+import { Transactions } from "../kernel/Transactions.ts"
+import { isOpen, type Decision } from "./Decision.ts"
+import { OrganizationAdmins } from "./OrganizationAdmins.ts"
+import { RoleStore } from "./RoleStore.ts"
+
+/** The event type the hub's catalog assigns to the decisions service for its notifications. */
+export const notificationType = "decisions.notification.created"
+
+/** What a notification is about; it is also its `category` in the hub's feed. */
+export type NotificationKind = "decision_assigned" | "info_answered" | "decision_unrouted" | "action_dead_lettered"
+
+/** Something a change did that someone should hear about. */
+export type Notable =
+  /** The decision was created (or raised from a template) or routed: it reached new deciders. */
+  | { readonly _tag: "Assigned"; readonly actor: string | undefined }
+  /** The caller answered an info request: its asker hears. */
+  | { readonly _tag: "InfoAnswered"; readonly infoRequestId: string; readonly askedBy: string; readonly answer: string }
+  /** A record action failed for good. */
+  | {
+      readonly _tag: "ActionDeadLettered"
+      readonly actionId: string
+      readonly summary: string
+      readonly attempts: number
+    }
+
+/**
+ * What a change from `before` (undefined: the decision is new) to `after` did that people are told of.
+ * Pure: who hears is decided by `notificationsFor` from the role and the organization's admins as they are.
+ */
+export const notables = (before: Decision | undefined, after: Decision): ReadonlyArray<Notable> => {
+  const found: Array<Notable> = []
+  const routed = before !== undefined && after.assignmentHistory.length > before.assignmentHistory.length
+  if (isOpen(after.status) && (before === undefined || routed)) {
+    found.push({ _tag: "Assigned", actor: routed ? after.assignmentHistory.at(-1)?.actor : undefined })
+  }
+  for (const request of after.infoRequests) {
+    const was = before?.infoRequests.find((r) => r.id === request.id)
+    if (request.answer !== undefined && was?.answer === undefined) {
+      found.push({ _tag: "InfoAnswered", infoRequestId: request.id, askedBy: request.askedBy, answer: request.answer })
+    }
+  }
+  for (const action of after.actions ?? []) {
+    const was = before?.actions?.find((a) => a.id === action.id)
+    if (action.status === "dead_lettered" && was?.status !== "dead_lettered") {
+      found.push({
+        _tag: "ActionDeadLettered",
+        actionId: action.id,
+        summary: action.summary,
+        attempts: action.attempts
+      })
+    }
+  }
+  return found
+}
+
+/** Who is there to hear: the active holders of the decision's role, and the organization's admins. */
+export interface Audience {
+  readonly holders: ReadonlyArray<string>
+  readonly admins: ReadonlyArray<string>
+}
+
+const bodyMax = 2000
+
+/** At most `max` UTF-16 units, never ending in half of a surrogate pair. */
+const clip = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return `${text.slice(0, end - 1)}…`
+}
+
+/** The workspace-relative link of a decision's page. */
+export const decisionLink = (decisionId: string) => `/apps/decisions/decision-${decisionId}`
+
+const unique = (emails: ReadonlyArray<string>) => [...new Set(emails.map(normalizeEmail))]
+
+/**
+ * The `decisions.notification.created` events one change implies, as the hub's catalog requires their
+ * `data`: `title` (the decision's title, at most 200), `body` (at most 2000), `url` (the decision's
+ * workspace-relative link) and `category` (the kind). Each is addressed to one person of the decision's
+ * organization (`subject.companyId`). Ids are stable (core/events/StableId.ts): the decision, what
+ * happened and the recipient name them, so writing a change's events again adds nothing at the hub.
+ *
+ * - created, raised from a template or routed: each active holder of the role and the direct assignee
+ *   (not the person who routed it); when nobody can act on it, the organization's admins instead;
+ * - an info request answered: the person who asked;
+ * - a record action dead-lettered: the organization's admins.
+ */
+export const notificationsFor = (
+  before: Decision | undefined,
+  after: Decision,
+  audience: Audience
+): ReadonlyArray<ProducerEvent> => {
+  const events: Array<ProducerEvent> = []
+  const at = after.updatedAt
+  const add = (kind: NotificationKind, key: string, emails: ReadonlyArray<string>, body: string) => {
+    for (const email of unique(emails)) {
+      events.push({
+        id: stableUlid(epochMs(at), `decisions:${after.id}:${kind}:${key}:${email}`),
+        type: notificationType,
+        service: "decisions",
+        occurredAt: at,
+        subject: { email, companyId: after.organizationId },
+        data: { title: clip(after.title, 200), body: clip(body, bodyMax), url: decisionLink(after.id), category: kind },
+        contractVersion: "v1"
+      })
+    }
+  }
+  for (const notable of notables(before, after)) {
+    switch (notable._tag) {
+      case "Assigned": {
+        const key = String(after.assignmentHistory.length)
+        const deciders = [
+          ...audience.holders,
+          ...(after.directAssigneeEmail === undefined ? [] : [after.directAssigneeEmail])
+        ]
+        if (deciders.length === 0) {
+          add(
+            "decision_unrouted",
+            key,
+            audience.admins,
+            "Nobody can act on this decision: route it to a role with members or to a person."
+          )
+        } else {
+          const { actor } = notable
+          add(
+            "decision_assigned",
+            key,
+            deciders.filter((email) => actor === undefined || !emailsEqual(email, actor)),
+            actor === undefined
+              ? `${after.callerName} asks for your decision.`
+              : `${actor} routed this decision to you.`
+          )
+        }
+        break
+      }
+      case "InfoAnswered":
+        add("info_answered", notable.infoRequestId, [notable.askedBy], `Your question was answered: ${notable.answer}`)
+        break
+      case "ActionDeadLettered":
+        add(
+          "action_dead_lettered",
+          `${notable.actionId}:${notable.attempts}`,
+          audience.admins,
+          `A record action failed for good and needs attention: ${notable.summary}`
+        )
+        break
+    }
+  }
+  return events
+}
+
+/**
+ * Saves a decision's change together with the notifications it implies: `write` (an insert or an
+ * optimistic save answering whether it applied) and the events run as one unit of work, so the hub hears of
+ * a change exactly when it is stored. The role's holders and the admins are read only when a change needs
+ * them, inside the same unit.
+ */
+export const makeDecisionNotifier = Effect.gen(function* () {
+  const transactions = yield* Transactions
+  const outbox = yield* ProducerOutbox
+  const roles = yield* RoleStore
+  const admins = yield* OrganizationAdmins
+
+  const audienceFor = Effect.fnUntraced(function* (decision: Decision, found: ReadonlyArray<Notable>) {
+    const needsHolders = found.some((n) => n._tag === "Assigned")
+    const role = needsHolders ? yield* roles.get(decision.organizationId, decision.roleSlug) : undefined
+    const holders =
+      !needsHolders || role === undefined || role.archivedAt !== undefined
+        ? []
+        : (yield* roles.assignments(decision.organizationId, decision.roleSlug)).map((a) => a.memberEmail)
+    const needsAdmins =
+      found.some((n) => n._tag === "ActionDeadLettered") ||
+      (needsHolders && holders.length === 0 && decision.directAssigneeEmail === undefined)
+    return { holders, admins: needsAdmins ? yield* admins.list(decision.organizationId) : [] } satisfies Audience
+  })
+
+  return <E, R>(before: Decision | undefined, after: Decision, write: Effect.Effect<boolean, E, R>) =>
+    transactions.atomically(
+      Effect.gen(function* () {
+        if (!(yield* write)) return false
+        const found = notables(before, after)
+        if (found.length === 0) return true
+        const audience = yield* audienceFor(after, found)
+        yield* Effect.forEach(notificationsFor(before, after, audience), outbox.enqueue, { discard: true })
+        return true
+      })
+    )
+})
+
+export type DecisionNotifier = Effect.Success<typeof makeDecisionNotifier>

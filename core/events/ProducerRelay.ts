@@ -1,0 +1,121 @@
+import { Clock, Context, Effect, Layer, Random, Result } from "effect"
+import { retryAfterSeconds } from "../decisions/WebhookDelivery.ts"
+import { Hub } from "../kernel/Limits.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
+import { ProducerOutbox, type OutboxEntry, type RelayOutcome } from "./ProducerOutbox.ts"
+import { HubEventPublisher, type HubAnswer, type HubPublishFailed } from "./HubEventPublisher.ts"
+
+/** Up to a tenth of a delay is added, so events refused together are not all retried at the same instant. */
+const jitterShare = 0.1
+
+/**
+ * Seconds before the retry that follows `attemptsBefore` failed attempts (the hub's rule: "a backoff
+ * schedule from 60 seconds up to 12 hours"): 60 s doubling at each attempt, plus up to 10% jitter
+ * (`jitter` in [0, 1)), never less than the hub's `Retry-After`, never over 12 hours.
+ */
+export const retryDelaySeconds = (attemptsBefore: number, jitter: number, retryAfter?: number | undefined): number => {
+  const base = Hub.eventRedeliveryMinSeconds * 2 ** Math.max(0, attemptsBefore)
+  const jittered = base * (1 + jitterShare * Math.min(Math.max(jitter, 0), 0.999))
+  return Math.min(Math.max(jittered, retryAfter ?? 0, Hub.eventRedeliveryMinSeconds), Hub.eventRedeliveryMaxSeconds)
+}
+
+export interface AttemptContext {
+  /** Attempts recorded before this one. */
+  readonly attemptsBefore: number
+  readonly nowMs: number
+  /** In [0, 1). */
+  readonly jitter: number
+}
+
+/** A 4xx answer is permanent, except 408 and 429 (the hub's quota answer says "retry with backoff"). */
+export const isPermanent = (status: number): boolean =>
+  status >= 400 && status < 500 && status !== 408 && status !== 429
+
+/**
+ * What one attempt comes to: any 2xx is delivered (a duplicate answers 200);
+ * a 4xx other than 408 and 429 is permanent, never retried; everything else (408, 429, 5xx, a timeout, no
+ * connection, and the 1xx/3xx the spec does not name) is retried after `retryDelaySeconds`. A transient
+ * failure never gives up: producers "deliver with retries until acknowledged", and at the 12-hour cap
+ * a waiting event costs two attempts a day, so an outage of any length loses nothing.
+ */
+export const relayOutcome = (
+  answer: Result.Result<HubAnswer, HubPublishFailed>,
+  context: AttemptContext
+): RelayOutcome => {
+  const at = isoAt(context.nowMs)
+  const retry = (error: string, statusCode: number | undefined, retryAfter: number | undefined): RelayOutcome => ({
+    _tag: "Retry",
+    nextAttemptAt: isoAt(
+      context.nowMs + Math.round(retryDelaySeconds(context.attemptsBefore, context.jitter, retryAfter) * 1000)
+    ),
+    error,
+    statusCode
+  })
+  if (Result.isFailure(answer)) return retry(answer.failure.message, undefined, undefined)
+  const { status } = answer.success
+  if (status >= 200 && status < 300) return { _tag: "Delivered", at, statusCode: status }
+  const error = `The hub answered ${status}.`
+  if (isPermanent(status)) return { _tag: "Failed", at, error, statusCode: status }
+  return retry(error, status, retryAfterSeconds(answer.success.retryAfter, context.nowMs))
+}
+
+export interface ProducerRelayConfig {
+  /** Events sent at once. Default 4. */
+  readonly concurrency?: number | undefined
+  /**
+   * How long a claimed event is held before another relay may send it. It must outlast a whole batch
+   * (batch / concurrency × the publisher's timeout); default 5 minutes.
+   */
+  readonly leaseMillis?: number | undefined
+}
+
+/**
+ * Relays a service's outbox to the hub: claims due events with a lease, publishes each through the
+ * HubEventPublisher port, and records the outcome (`relayOutcome`). An event is sent at least once: a relay
+ * that dies mid-send leaves it to be claimed again when its lease passes, and the hub dedupes on its id.
+ * A permanent refusal is logged at error level: that is the alert a 4xx raises.
+ */
+export class ProducerRelay extends Context.Service<ProducerRelay, Effect.Success<ReturnType<typeof make>>>()(
+  "core/events/ProducerRelay"
+) {
+  static readonly layer = (config: ProducerRelayConfig = {}) => Layer.effect(ProducerRelay, make(config))
+}
+
+const make = (config: ProducerRelayConfig) =>
+  Effect.gen(function* () {
+    const outbox = yield* ProducerOutbox
+    const publisher = yield* HubEventPublisher
+    const concurrency = config.concurrency ?? 4
+    const leaseMillis = config.leaseMillis ?? 5 * 60_000
+
+    const relayOne = Effect.fnUntraced(function* (entry: OutboxEntry) {
+      const answer = yield* Effect.result(publisher.publish(entry.event))
+      const outcome = relayOutcome(answer, {
+        attemptsBefore: entry.attempts,
+        nowMs: yield* Clock.currentTimeMillis,
+        jitter: yield* Random.next
+      })
+      yield* outbox.record(entry.event.id, outcome)
+      const about = { eventId: entry.event.id, eventType: entry.event.type, attempt: entry.attempts + 1 }
+      if (outcome._tag === "Failed") {
+        yield* Effect.logError("The hub refused an event for good; it will not be sent again.", outcome.error).pipe(
+          Effect.annotateLogs(about)
+        )
+      } else if (outcome._tag === "Retry") {
+        yield* Effect.logWarning("An event could not be delivered to the hub; it will be retried.", outcome.error).pipe(
+          Effect.annotateLogs({ ...about, nextAttemptAt: outcome.nextAttemptAt })
+        )
+      }
+      return outcome._tag === "Delivered"
+    })
+
+    /** Sends every event due now (up to `batch`); answers how many the hub acknowledged. */
+    const relayDue = Effect.fn("ProducerRelay.relayDue")(function* (batch: number = 50) {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch)
+      const delivered = yield* Effect.forEach(claimed, relayOne, { concurrency })
+      return delivered.filter(Boolean).length
+    })
+
+    return { relayDue }
+  })

@@ -1,0 +1,192 @@
+import { Clock, Context, Effect, Layer } from "effect"
+import { open } from "../auth/SecretBox.ts"
+import { Mailer } from "../kernel/Mailer.ts"
+import { isoAt } from "../kernel/Timestamp.ts"
+import { ChannelFailure, ChatChannel, PushChannel, type PushTarget } from "./Channels.ts"
+import { DeliveryStore, retryAt, type ClaimedDelivery, type DeliveryOutcome } from "./Deliveries.ts"
+import { Directory, type ChannelName, type UserPreferences } from "./Directory.ts"
+import { chatText, emailMessage, pushPayload } from "./NotificationMessages.ts"
+import { PushSubscriptionStore } from "./PushSubscriptions.ts"
+
+export interface NotificationDeliveriesConfig {
+  /** Where people reach the workspace (`HUB_PUBLIC_URL`): links in emails, chat messages and pushes. */
+  readonly publicUrl: string
+  /** Opens the sealed chat webhooks and push keys; without it chat and push deliveries cannot be sent. */
+  readonly secretsKey: string | undefined
+  /** Seconds before each retry; its length is how many retries follow the first attempt. */
+  readonly retrySchedule: ReadonlyArray<number>
+  /**
+   * How long a claim is held: a delivery still `sending` after this was claimed by a server that stopped,
+   * and is marked interrupted. Longer than any one send may take. Default 10 minutes.
+   */
+  readonly leaseMillis?: number | undefined
+  /** Deliveries (people, for email) claimed per channel and run. Default 50. */
+  readonly batchSize?: number | undefined
+}
+
+const gone = (reason: string): DeliveryOutcome => ({ status: "cancelled", error: reason })
+
+/**
+ * Sends what the channels' outbox holds (docs/notifications.md, "Channels, preferences and delivery").
+ * Every run first marks as interrupted what a stopped server left `sending`, then claims due deliveries
+ * per channel and sends them: email as one message per person with every email delivery that waited,
+ * chat and push one by one. A claim counts the attempt and is committed before anything is sent, so a
+ * notification reaches a channel at most once, even across a crash: a crash before the claim only delays
+ * it, a crash between the claim and the peer's answer leaves it interrupted (never sent twice).
+ * Preferences are read again at sending time: a channel turned off or a service hidden since the
+ * notification was filed cancels what had not gone yet.
+ */
+export class NotificationDeliveries extends Context.Service<
+  NotificationDeliveries,
+  {
+    /** One pass over every channel; answers how many deliveries it claimed. */
+    readonly runDue: () => Effect.Effect<number>
+  }
+>()("core/hub/NotificationDeliveries") {
+  static readonly layer = (config: NotificationDeliveriesConfig) =>
+    Layer.effect(
+      NotificationDeliveries,
+      Effect.gen(function* () {
+        const store = yield* DeliveryStore
+        const directory = yield* Directory
+        const mailer = yield* Mailer
+        const chat = yield* ChatChannel
+        const push = yield* PushChannel
+        const subscriptions = yield* PushSubscriptionStore
+        const leaseMillis = config.leaseMillis ?? 600_000
+        const batchSize = config.batchSize ?? 50
+
+        /** Why a claimed delivery should not go out any more, if it should not. */
+        const withdrawn = (channel: ChannelName, service: string, preferences: UserPreferences) =>
+          preferences.serviceVisible[service] === false
+            ? "the person hid this service"
+            : preferences.channels.includes(channel)
+              ? undefined
+              : "the person turned this channel off"
+
+        /** A failed attempt: tried again on the schedule, or failed once it is spent (or it cannot help). */
+        const afterFailure = (attempts: number, failure: ChannelFailure, nowMs: number): DeliveryOutcome => {
+          const next = failure.kind === "transient" ? retryAt(config.retrySchedule, attempts, nowMs) : undefined
+          if (failure.kind === "gone") return gone(failure.reason)
+          return next === undefined
+            ? { status: "failed", error: failure.reason }
+            : { status: "pending", nextAttemptAt: isoAt(next), error: failure.reason }
+        }
+
+        const settleOne = (claimed: ClaimedDelivery, outcome: DeliveryOutcome) =>
+          store.settle([claimed.delivery.id], outcome)
+
+        const sendEmail = Effect.fnUntraced(function* (group: ReadonlyArray<ClaimedDelivery>, nowMs: number) {
+          const userId = group[0]!.delivery.userId
+          const preferences = yield* directory.preferences(userId)
+          const keep: Array<ClaimedDelivery> = []
+          for (const claimed of group) {
+            const reason = withdrawn("email", claimed.notification.service, preferences)
+            if (reason === undefined) keep.push(claimed)
+            else yield* settleOne(claimed, gone(reason))
+          }
+          if (keep.length === 0) return
+          const user = yield* directory.findUserById(userId)
+          const to = user?.email ?? keep[0]!.notification.email
+          const message = emailMessage(
+            config.publicUrl,
+            to,
+            keep.map((c) => c.notification)
+          )
+          const sent = yield* Effect.result(mailer.send(message))
+          if (sent._tag === "Success") {
+            return yield* store.settle(
+              keep.map((c) => c.delivery.id),
+              { status: "sent", atIso: isoAt(nowMs) }
+            )
+          }
+          const failure = new ChannelFailure({
+            kind: sent.failure.permanent ? "permanent" : "transient",
+            reason: sent.failure.permanent ? "the mail server refused the message" : "the mail server was not reachable"
+          })
+          yield* Effect.logWarning("notification email not sent", { userId, reason: failure.reason })
+          for (const claimed of keep) yield* settleOne(claimed, afterFailure(claimed.delivery.attempts, failure, nowMs))
+        })
+
+        const sendChat = Effect.fnUntraced(function* (claimed: ClaimedDelivery, nowMs: number) {
+          const preferences = yield* directory.preferences(claimed.delivery.userId)
+          const reason = withdrawn("chat", claimed.notification.service, preferences)
+          if (reason !== undefined) return yield* settleOne(claimed, gone(reason))
+          const url =
+            preferences.chatWebhook === undefined || config.secretsKey === undefined
+              ? undefined
+              : open(config.secretsKey, preferences.chatWebhook)
+          if (url === undefined) return yield* settleOne(claimed, gone("no chat webhook is configured"))
+          const sent = yield* Effect.result(chat.post(url, chatText(config.publicUrl, claimed.notification)))
+          yield* settleOne(
+            claimed,
+            sent._tag === "Success"
+              ? { status: "sent", atIso: isoAt(nowMs) }
+              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs)
+          )
+        })
+
+        const sendPush = Effect.fnUntraced(function* (claimed: ClaimedDelivery, nowMs: number) {
+          const preferences = yield* directory.preferences(claimed.delivery.userId)
+          const reason = withdrawn("push", claimed.notification.service, preferences)
+          if (reason !== undefined) return yield* settleOne(claimed, gone(reason))
+          const subscription = yield* subscriptions.find(claimed.delivery.target)
+          const keys =
+            subscription === undefined || config.secretsKey === undefined
+              ? undefined
+              : open(config.secretsKey, subscription.sealedKeys)
+          // Removed, or registered since by someone else (the endpoint changed hands): not this person's browser.
+          if (subscription === undefined || keys === undefined || subscription.userId !== claimed.delivery.userId) {
+            return yield* settleOne(claimed, gone("the browser's subscription was removed"))
+          }
+          const target: PushTarget = { endpoint: subscription.endpoint, keys: JSON.parse(keys) as PushTarget["keys"] }
+          const sent = yield* Effect.result(push.send(target, pushPayload(config.publicUrl, claimed.notification)))
+          if (sent._tag === "Failure" && sent.failure.kind === "gone") {
+            // The push service forgot the subscription: so does the hub, with what was still queued for it.
+            yield* subscriptions.removeById(subscription.id)
+            yield* store.cancelTarget("push", subscription.id, sent.failure.reason)
+          }
+          yield* settleOne(
+            claimed,
+            sent._tag === "Success"
+              ? { status: "sent", atIso: isoAt(nowMs) }
+              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs)
+          )
+        })
+
+        /** A send that died unexpectedly (a defect) is logged; its delivery stays `sending` and is interrupted later. */
+        const guarded = <R>(what: string, effect: Effect.Effect<void, never, R>) =>
+          Effect.catchCause(effect, (cause) => Effect.logError(`notification ${what} delivery failed`, cause))
+
+        return NotificationDeliveries.of({
+          runDue: Effect.fn("NotificationDeliveries.runDue")(function* () {
+            const nowMs = yield* Clock.currentTimeMillis
+            const now = isoAt(nowMs)
+            const leaseUntil = isoAt(nowMs + leaseMillis)
+            const interrupted = yield* store.interruptStale(now)
+            if (interrupted > 0) {
+              yield* Effect.logWarning("notification deliveries interrupted by a stopped server; not sent again", {
+                count: interrupted
+              })
+            }
+            const emails = yield* store.claimEmail(now, leaseUntil, batchSize)
+            yield* Effect.forEach(emails, (group) => guarded("email", sendEmail(group, nowMs)), {
+              concurrency: 4,
+              discard: true
+            })
+            const chats = yield* store.claim("chat", now, leaseUntil, batchSize)
+            yield* Effect.forEach(chats, (claimed) => guarded("chat", sendChat(claimed, nowMs)), {
+              concurrency: 8,
+              discard: true
+            })
+            const pushes = push.publicKey === undefined ? [] : yield* store.claim("push", now, leaseUntil, batchSize)
+            yield* Effect.forEach(pushes, (claimed) => guarded("push", sendPush(claimed, nowMs)), {
+              concurrency: 8,
+              discard: true
+            })
+            return emails.reduce((n, group) => n + group.length, 0) + chats.length + pushes.length
+          })
+        })
+      })
+    )
+}

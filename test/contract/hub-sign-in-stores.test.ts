@@ -1,0 +1,21 @@
+import { Layer } from "effect"
+import { MailOutboxMemory } from "../../adapters/memory/hub/MailOutboxMemory.ts"
+import { SessionStoreMemory } from "../../adapters/memory/hub/SessionStoreMemory.ts"
+import { ExternalViewerStoreMemory, SignInTokenStoreMemory } from "../../adapters/memory/hub/SignInTokenStoreMemory.ts"
+import { MailOutboxSql } from "../../adapters/sql/hub/MailOutboxSql.ts"
+import { SessionStoreSql } from "../../adapters/sql/hub/SessionStoreSql.ts"
+import { ExternalViewerStoreSql, SignInTokenStoreSql } from "../../adapters/sql/hub/SignInTokenStoreSql.ts"
+import { sqlBackends } from "../support/Databases.ts"
+import { HubSignInStoresContract } from "./HubSignInStores.contract.ts"
+import { hubSqlOn } from "./hub-sql-layers.ts"
+
+HubSignInStoresContract(
+  "memory",
+  Layer.mergeAll(SessionStoreMemory, SignInTokenStoreMemory, ExternalViewerStoreMemory, MailOutboxMemory)
+)
+for (const backend of sqlBackends) {
+  HubSignInStoresContract(
+    backend.name,
+    hubSqlOn(Layer.mergeAll(SessionStoreSql, SignInTokenStoreSql, ExternalViewerStoreSql, MailOutboxSql), backend)
+  )
+}

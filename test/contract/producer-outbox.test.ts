@@ -1,0 +1,14 @@
+import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
+import { DecisionsOutboxSql } from "../../apps/server/DecisionsData.ts"
+import { TasksOutboxSql } from "../../apps/server/TasksRuntime.ts"
+import { sqlBackends } from "../support/Databases.ts"
+import { decisionsSqlOn } from "./decisions-sql-layers.ts"
+import { ProducerOutboxContract } from "./ProducerOutbox.contract.ts"
+import { tasksSqlOn } from "./tasks-sql-layers.ts"
+
+// One outbox port for every producer: in memory, and over each service's own table on both databases.
+ProducerOutboxContract("memory", ProducerOutboxMemory)
+for (const backend of sqlBackends) {
+  ProducerOutboxContract(`tasks, ${backend.name}`, tasksSqlOn(TasksOutboxSql, backend))
+  ProducerOutboxContract(`decisions, ${backend.name}`, decisionsSqlOn(DecisionsOutboxSql, backend))
+}

@@ -1,0 +1,277 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { randomBytes, randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, assert, describe, it } from "vitest"
+import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { mintToken } from "../support/Tokens.ts"
+
+/**
+ * The decisions service tells deciders through the hub (docs/notifications.md, "What services emit"): the
+ * bundled server, its decisions service relaying `decisions.notification.created` signed with its own key
+ * to its hub, read back from each person's feed on the hub's operator plane.
+ */
+
+const running: Array<RunningServer> = []
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop("SIGKILL")))
+  await Promise.all(cleanups.splice(0).map((f) => f()))
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  while (true) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(100)
+  }
+}
+
+/** A database of its own on the Postgres server, dropped after the test. */
+const freshPostgres = async (serverUrl: string) => {
+  const name = `hitl_notify_${randomBytes(5).toString("hex")}`
+  const admin = (statement: (sql: PgClient.PgClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(PgClient.make({ url: Redacted.make(serverUrl), maxConnections: 1 }), statement)
+      ).pipe(Effect.provide(Reactivity.layer)) as Effect.Effect<unknown>
+    )
+  await admin((sql) => sql`CREATE DATABASE ${sql(name)}`)
+  cleanups.push(() => admin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined))
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+const databases = [
+  { name: "embedded database", url: undefined as string | undefined },
+  ...(process.env["DATABASE_URL"] ? [{ name: "Postgres server", url: process.env["DATABASE_URL"] }] : [])
+]
+
+interface FeedItem {
+  readonly service: string
+  readonly eventId: string
+  readonly title: string
+  readonly body: string | null
+  readonly url: string | null
+  readonly category: string | null
+}
+
+/** The hub, the decisions service and an organization with people in both, on a running server. */
+const platform = async (server: RunningServer, dataDir: string) => {
+  const secrets = JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8")) as Record<string, string>
+  const at = (service: "hub" | "decisions") => `http://127.0.0.1:${server.ports[service]}`
+  const call = async (url: string, init: RequestInit = {}) => {
+    const response = await fetch(url, init)
+    const text = await response.text()
+    return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+  }
+  const hubAdmin = (method: string, path: string, body?: unknown) =>
+    call(`${at("hub")}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secrets["HUB_ADMIN_KEY"]}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+  const feed = async (email: string): Promise<ReadonlyArray<FeedItem>> => {
+    const answer = await hubAdmin("GET", `/api/v1/admin/users/${encodeURIComponent(email)}/notifications?limit=200`)
+    assert.strictEqual(answer.status, 200)
+    return answer.json.data.notifications
+  }
+  const token = (email: string, orgId: string, orgRole: string) =>
+    mintToken({
+      key: secrets["DECISIONS_EMBED_KEY"]!,
+      issuer: "platform-hub",
+      audience: "decisions",
+      email,
+      companyId: orgId,
+      orgRole
+    })
+  const workspace = async (token: string, path: string, body: unknown) =>
+    call(`${at("decisions")}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-decisions-api-key": secrets["DECISIONS_API_KEY"]!,
+        "x-workspace-token": token
+      },
+      body: JSON.stringify(body)
+    })
+  const caller = (key: string, path: string, body: unknown, idempotencyKey: string = randomUUID()) =>
+    call(`${at("decisions")}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${key}`,
+        "idempotency-key": idempotencyKey
+      },
+      body: JSON.stringify(body)
+    })
+  return { secrets, hubAdmin, feed, token, workspace, caller }
+}
+
+type Platform = Awaited<ReturnType<typeof platform>>
+
+/** Acme at the hub (Ann and Bob members, Carol its admin) and in decisions: `finance` held by Ann and Bob. */
+const acme = async (p: Platform) => {
+  const orgId = (await p.hubAdmin("POST", "/api/v1/admin/orgs", { name: "Acme" })).json.data.org.id as string
+  for (const [email, name, role] of [
+    ["ann@acme.test", "Ann", "MEMBER"],
+    ["bob@acme.test", "Bob", "MEMBER"],
+    ["carol@acme.test", "Carol", "ADMIN"]
+  ] as const) {
+    assert.strictEqual((await p.hubAdmin("POST", "/api/v1/admin/users", { email, name })).status, 201)
+    assert.strictEqual((await p.hubAdmin("POST", `/api/v1/admin/orgs/${orgId}/members`, { email, role })).status, 201)
+  }
+  const carol = await p.token("carol@acme.test", orgId, "ADMIN")
+  assert.strictEqual(
+    (await p.workspace(carol, "/api/v1/workspace/roles", { slug: "finance", name: "Finance" })).status,
+    201
+  )
+  assert.strictEqual(
+    (await p.workspace(carol, "/api/v1/workspace/roles", { slug: "legal", name: "Legal" })).status,
+    201
+  )
+  for (const member of ["ann@acme.test", "bob@acme.test"]) {
+    const assigned = await p.workspace(carol, "/api/v1/workspace/roles/finance/assignments", { memberEmail: member })
+    assert.strictEqual(assigned.status, 201)
+  }
+  const key = (await p.workspace(carol, "/api/v1/workspace/keys", { name: "Refund agent" })).json.data
+    .plaintext as string
+  return { orgId, key }
+}
+
+const options = [{ label: "Refund" }, { label: "Keep" }]
+
+/** What a person's feed holds for one decision: its notifications of `category`. */
+const about = (items: ReadonlyArray<FeedItem>, decisionId: string, category: string) =>
+  items.filter(
+    (n) => n.service === "decisions" && n.url === `/apps/decisions/decision-${decisionId}` && n.category === category
+  )
+
+describe.each(databases)("decisions notify through the hub ($name)", ({ url: serverUrl }) => {
+  const environment = async (relayPollMs: number) => ({
+    DATA_DIR: tempDataDir(),
+    ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshPostgres(serverUrl) }),
+    EVENT_RELAY_POLL_MS: String(relayPollMs),
+    HUB_WORKER_POLL_MS: "100",
+    LOG_LEVEL: "Error"
+  })
+
+  it("a decision reaches each holder's feed with its link; an answer reaches the asker; unrouted reaches admins", async () => {
+    const env = await environment(100)
+    const server = await startServer(env)
+    running.push(server)
+    const p = await platform(server, env.DATA_DIR)
+    const { orgId, key } = await acme(p)
+
+    const created = await p.caller(key, "/api/v1/decisions", {
+      title: "Refund order 42?",
+      roleSlug: "finance",
+      options
+    })
+    assert.strictEqual(created.status, 201)
+    const id = created.json.data.decision.id as string
+
+    for (const email of ["ann@acme.test", "bob@acme.test"]) {
+      const [item] = await until(`${email} told of the decision`, async () => {
+        const found = about(await p.feed(email), id, "decision_assigned")
+        return found.length > 0 ? found : undefined
+      })
+      assert.deepInclude(item, {
+        service: "decisions",
+        title: "Refund order 42?",
+        body: "Refund agent asks for your decision.",
+        url: `/apps/decisions/decision-${id}`
+      })
+    }
+
+    // Ann asks; the caller answers; Ann hears.
+    const ann = await p.token("ann@acme.test", orgId, "MEMBER")
+    const asked = await p.workspace(ann, `/api/v1/workspace/decisions/${id}/info-requests`, {
+      question: "Which order?"
+    })
+    assert.strictEqual(asked.status, 200)
+    const infoRequestId = asked.json.data.decision.infoRequests[0].id as string
+    const answered = await p.caller(key, `/api/v1/decisions/${id}/info-response`, {
+      infoRequestId,
+      answer: "Order 42, the blue one"
+    })
+    assert.strictEqual(answered.status, 200)
+    const [answer] = await until("Ann told of the answer", async () => {
+      const found = about(await p.feed("ann@acme.test"), id, "info_answered")
+      return found.length > 0 ? found : undefined
+    })
+    assert.strictEqual(answer!.body, "Your question was answered: Order 42, the blue one")
+
+    // Nobody holds `legal`: the admin hears that nobody can act on it.
+    const unrouted = await p.caller(key, "/api/v1/decisions", { title: "Sign the NDA?", roleSlug: "legal", options })
+    assert.strictEqual(unrouted.status, 201)
+    const unroutedId = unrouted.json.data.decision.id as string
+    await until("Carol told of the unrouted decision", async () => {
+      const found = about(await p.feed("carol@acme.test"), unroutedId, "decision_unrouted")
+      return found.length > 0 ? found : undefined
+    })
+
+    // Each once, and only to whom it concerns.
+    await until("the hub has processed everything", async () => {
+      const carol = await p.feed("carol@acme.test")
+      return carol.length >= 1 ? carol : undefined
+    })
+    const [annFeed, bobFeed, carolFeed] = await Promise.all(
+      ["ann@acme.test", "bob@acme.test", "carol@acme.test"].map(p.feed)
+    )
+    assert.lengthOf(about(annFeed!, id, "decision_assigned"), 1)
+    assert.lengthOf(about(bobFeed!, id, "decision_assigned"), 1)
+    assert.lengthOf(about(annFeed!, id, "info_answered"), 1)
+    assert.lengthOf(about(bobFeed!, id, "info_answered"), 0)
+    assert.lengthOf(about(carolFeed!, unroutedId, "decision_unrouted"), 1)
+    assert.isFalse(carolFeed!.some((n) => n.url === `/apps/decisions/decision-${id}`))
+    assert.isFalse(annFeed!.some((n) => n.url === `/apps/decisions/decision-${unroutedId}`))
+  }, 120_000)
+
+  it("a crash after the decision and before its relay delivers exactly one notification after the restart", async () => {
+    // The first server relays once at start and then not for an hour: the decision's event stays in the outbox.
+    const env = await environment(3_600_000)
+    let server = await startServer(env)
+    running.push(server)
+    const p1 = await platform(server, env.DATA_DIR)
+    const { key } = await acme(p1)
+    const idempotencyKey = randomUUID()
+    const body = { title: "Refund order 77?", roleSlug: "finance", options }
+    const created = await p1.caller(key, "/api/v1/decisions", body, idempotencyKey)
+    assert.strictEqual(created.status, 201)
+    const id = created.json.data.decision.id as string
+    assert.lengthOf(about(await p1.feed("ann@acme.test"), id, "decision_assigned"), 0)
+    server.child.kill("SIGKILL")
+    await server.exited
+
+    // Restarted on the same data with a relay that runs: the event goes out, once.
+    server = await startServer({ ...env, EVENT_RELAY_POLL_MS: "100" })
+    running.push(server)
+    const p2 = await platform(server, env.DATA_DIR)
+    await until("Ann told of the decision after the restart", async () => {
+      const found = about(await p2.feed("ann@acme.test"), id, "decision_assigned")
+      return found.length > 0 ? found : undefined
+    })
+    // The same request again replays its answer and tells nobody again; another crash and start changes nothing.
+    const again = await p2.caller(key, "/api/v1/decisions", body, idempotencyKey)
+    assert.deepStrictEqual(again, created)
+    server.child.kill("SIGKILL")
+    await server.exited
+    server = await startServer({ ...env, EVENT_RELAY_POLL_MS: "100" })
+    running.push(server)
+    const p3 = await platform(server, env.DATA_DIR)
+    const bob = await until("Bob told of the decision", async () => {
+      const found = about(await p3.feed("bob@acme.test"), id, "decision_assigned")
+      return found.length > 0 ? found : undefined
+    })
+    assert.lengthOf(bob, 1)
+    assert.lengthOf(about(await p3.feed("ann@acme.test"), id, "decision_assigned"), 1)
+  }, 180_000)
+})

@@ -1,0 +1,113 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { generateKeyPairSync } from "node:crypto"
+import { importJWK, jwtVerify } from "jose"
+import { ChatChannelHttp } from "../../adapters/http/hub/ChatChannelHttp.ts"
+import { PushChannelWebPush } from "../../adapters/http/hub/PushChannelWebPush.ts"
+import { vapidPublicKeyOf } from "../../apps/server/HubChannels.ts"
+import { ChatChannel, PushChannel } from "../../core/hub/Channels.ts"
+import { newPushKeys, startPeer } from "../support/NotificationPeers.ts"
+
+const vapidPrivateKey = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" }).d!
+const vapid = {
+  publicKey: vapidPublicKeyOf(vapidPrivateKey)!,
+  privateKey: Redacted.make(vapidPrivateKey),
+  subject: "mailto:ops@example.test"
+}
+
+const peer = (status = 201) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startPeer(status)),
+    (p) => Effect.promise(p.close)
+  )
+
+describe("the hub's chat and push adapters against local peers", () => {
+  it.live(
+    "a push is encrypted for the subscription (the browser's keys decrypt it) and VAPID-signed for its origin",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const service = yield* peer(201)
+          const keys = newPushKeys()
+          const push = yield* Effect.provide(
+            PushChannel.use(Effect.succeed),
+            PushChannelWebPush({ allowLoopback: true, vapid })
+          )
+          assert.strictEqual(push.publicKey, vapid.publicKey)
+          const endpoint = service.url("/push/abc")
+          yield* push.send({ endpoint, keys: keys.json }, JSON.stringify({ title: "Héllo" }))
+          const [received] = service.received
+          assert.strictEqual(received?.headers["content-encoding"], "aes128gcm")
+          assert.deepStrictEqual(JSON.parse(keys.decrypt(received!.body)), { title: "Héllo" })
+          // Another browser's keys cannot read it.
+          assert.throws(() => newPushKeys().decrypt(received!.body))
+          const authorization = String(received?.headers["authorization"])
+          const [, token, key] = /^vapid t=([^,]+), k=(.+)$/.exec(authorization) ?? []
+          assert.strictEqual(key, vapid.publicKey)
+          const point = Buffer.from(vapid.publicKey, "base64url")
+          const jwk = {
+            kty: "EC",
+            crv: "P-256",
+            x: point.subarray(1, 33).toString("base64url"),
+            y: point.subarray(33).toString("base64url")
+          }
+          const verified = yield* Effect.promise(async () => jwtVerify(token!, await importJWK(jwk, "ES256")))
+          assert.strictEqual(verified.payload.aud, new URL(endpoint).origin)
+          assert.strictEqual(verified.payload.sub, "mailto:ops@example.test")
+        })
+      )
+  )
+
+  it.live("404 and 410 from the push service mean gone; 5xx is transient; other 4xx permanent", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const service = yield* peer(201)
+        const push = yield* Effect.provide(
+          PushChannel.use(Effect.succeed),
+          PushChannelWebPush({ allowLoopback: true, vapid })
+        )
+        const keys = newPushKeys().json
+        const outcomes: Array<string> = []
+        for (const [path, status] of [
+          ["/a", 410],
+          ["/b", 404],
+          ["/c", 503],
+          ["/d", 429],
+          ["/e", 403]
+        ] as const) {
+          service.answer(path, status)
+          const failure = yield* Effect.flip(push.send({ endpoint: service.url(path), keys }, "{}"))
+          outcomes.push(`${status}:${failure.kind}`)
+        }
+        assert.deepStrictEqual(outcomes, ["410:gone", "404:gone", "503:transient", "429:transient", "403:permanent"])
+        const off = yield* Effect.provide(
+          PushChannel.use(Effect.succeed),
+          PushChannelWebPush({ allowLoopback: true, vapid: undefined })
+        )
+        assert.isUndefined(off.publicKey)
+      })
+    )
+  )
+
+  it.live("chat posts {text} as JSON; private addresses are refused for good outside loopback development", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const receiver = yield* peer(200)
+        const chat = yield* Effect.provide(ChatChannel.use(Effect.succeed), ChatChannelHttp({ allowLoopback: true }))
+        yield* chat.post(receiver.url("/hook"), "*Hi* <https://hub.example/|Open>")
+        assert.deepStrictEqual(JSON.parse(receiver.received[0]!.body.toString("utf8")), {
+          text: "*Hi* <https://hub.example/|Open>"
+        })
+        assert.strictEqual(receiver.received[0]!.headers["content-type"], "application/json")
+        receiver.answer("/gone", 404)
+        assert.strictEqual((yield* Effect.flip(chat.post(receiver.url("/gone"), "x"))).kind, "permanent")
+        const strict = yield* Effect.provide(ChatChannel.use(Effect.succeed), ChatChannelHttp({ allowLoopback: false }))
+        const refused = yield* Effect.flip(strict.post(receiver.url("/hook"), "x"))
+        assert.deepStrictEqual([refused.kind, refused.reason], ["permanent", "the address is not allowed"])
+        const byName = yield* Effect.flip(strict.post(receiver.url("/hook").replace("127.0.0.1", "localhost"), "x"))
+        assert.strictEqual(byName.kind, "permanent")
+        assert.strictEqual(receiver.received.length, 2)
+      })
+    )
+  )
+})

@@ -1,0 +1,163 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { monotonicFactory } from "ulid"
+import { ChannelMessages } from "../../adapters/memory/hub/ChannelsMemory.ts"
+import { MailerRecordings } from "../../adapters/memory/MailerMemory.ts"
+import { DeliveryStore } from "../../core/hub/Deliveries.ts"
+import { Directory } from "../../core/hub/Directory.ts"
+import { EventCatalog } from "../../core/hub/EventCatalog.ts"
+import { EventProcessor } from "../../core/hub/EventProcessor.ts"
+import { EventStore } from "../../core/hub/EventStore.ts"
+import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
+import { NotificationDeliveries } from "../../core/hub/NotificationDeliveries.ts"
+import { PersonNotifications } from "../../core/hub/PersonNotifications.ts"
+import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+
+const ulid = monotonicFactory()
+
+const stack: Layer.Layer<any, unknown> = hubEventsStack({
+  processor: { emailBatchMillis: 60_000 },
+  deliveries: {
+    publicUrl: "https://hub.example",
+    secretsKey: "test-hub-secrets-key-0123456789abcdef",
+    retrySchedule: [10, 20],
+    leaseMillis: 30_000
+  }
+})
+
+const setUp = Effect.gen(function* () {
+  yield* registerProducer("acme")
+  yield* EventCatalog.use((c) =>
+    c.add({
+      type: "acme.notification.created",
+      producer: "acme",
+      isNotification: true,
+      dataSchema: notificationDataSchema
+    })
+  )
+  for (const [id, email] of [
+    ["usr_ada", "ada@example.com"],
+    ["usr_bob", "bob@example.com"]
+  ]) {
+    yield* Directory.use((d) =>
+      d.createUser({ id: id!, email: email!, name: null, verified: true, createdAt: "2026-01-01T00:00:00Z" })
+    )
+  }
+})
+
+/** A notification event for `email`, accepted and processed (filed with its deliveries). */
+const notify = (email: string, title: string) =>
+  Effect.gen(function* () {
+    yield* EventStore.use((s) =>
+      s.insert({
+        service: "acme",
+        id: ulid(),
+        type: "acme.notification.created",
+        occurredAt: "2026-01-01T00:00:00Z",
+        subject: { email },
+        data: { title, url: "/apps/acme/home" },
+        deliveryId: ulid(),
+        receivedAt: new Date(0).toISOString()
+      })
+    )
+    yield* EventProcessor.use((p) => p.runDue())
+  })
+
+const run = NotificationDeliveries.use((d) => d.runDue())
+const sent = MailerRecordings.use((m) => m.sent())
+const log = (userId: string) => DeliveryStore.use((d) => d.forUser(userId, 100))
+
+describe("NotificationDeliveries", () => {
+  it.effect("a digest waits its interval, then takes every email that waited for the person: one message", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      yield* notify("ada@example.com", "One")
+      yield* TestClock.adjust(30_000)
+      yield* notify("ada@example.com", "Two")
+      yield* notify("bob@example.com", "Bob's")
+      assert.strictEqual(yield* run, 0)
+      yield* TestClock.adjust(30_000)
+      // Ada's first is due: both of hers go; Bob's is not due yet.
+      assert.strictEqual(yield* run, 2)
+      assert.deepStrictEqual(
+        (yield* sent).map((m) => [m.to, m.subject]),
+        [["ada@example.com", "2 new notifications"]]
+      )
+      assert.include((yield* sent)[0]!.text, "https://hub.example/apps/acme/home")
+      yield* TestClock.adjust(30_000)
+      assert.strictEqual(yield* run, 1)
+      assert.deepStrictEqual(
+        (yield* sent).map((m) => [m.to, m.subject]),
+        [
+          ["ada@example.com", "2 new notifications"],
+          ["bob@example.com", "Bob's"]
+        ]
+      )
+      assert.strictEqual(yield* run, 0)
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("a transient failure is retried on the schedule, then failed; a permanent one fails at once", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const mine = yield* PersonNotifications
+      yield* mine.updatePreferences("usr_ada", {
+        channels: ["chat"],
+        chatWebhookUrl: "https://chat.example/hook"
+      })
+      yield* ChannelMessages.use((c) => c.failWith("transient"))
+      yield* notify("ada@example.com", "Flaky")
+      assert.strictEqual(yield* run, 1)
+      const [first] = yield* log("usr_ada")
+      assert.deepStrictEqual([first?.status, first?.attempts], ["pending", 1])
+      assert.strictEqual(first?.nextAttemptAt, new Date(10_000).toISOString())
+      assert.strictEqual(yield* run, 0)
+      yield* TestClock.adjust(10_000)
+      assert.strictEqual(yield* run, 1)
+      yield* TestClock.adjust(20_000)
+      assert.strictEqual(yield* run, 1)
+      const [spent] = yield* log("usr_ada")
+      assert.deepStrictEqual([spent?.status, spent?.attempts], ["failed", 3])
+      yield* ChannelMessages.use((c) => c.failWith("permanent"))
+      yield* notify("ada@example.com", "Refused")
+      assert.strictEqual(yield* run, 1)
+      const [refused] = yield* log("usr_ada")
+      assert.deepStrictEqual([refused?.status, refused?.attempts], ["failed", 1])
+      assert.deepStrictEqual(yield* ChannelMessages.use((c) => c.sent()), [])
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect(
+    "a channel turned off before sending cancels what waited; a claim left by a dead worker is interrupted",
+    () =>
+      Effect.gen(function* () {
+        yield* setUp
+        yield* notify("bob@example.com", "Waiting")
+        yield* PersonNotifications.use((m) => m.updatePreferences("usr_bob", { channels: ["bell"] }))
+        yield* TestClock.adjust(60_000)
+        assert.strictEqual(yield* run, 1)
+        assert.deepStrictEqual(
+          (yield* log("usr_bob")).map((d) => [d.status, d.lastError]),
+          [["cancelled", "the person turned this channel off"]]
+        )
+        assert.deepStrictEqual(yield* sent, [])
+
+        // A worker claims Ada's email and dies before the answer: after the lease it is interrupted, not resent.
+        yield* notify("ada@example.com", "In flight")
+        yield* TestClock.adjust(60_000)
+        const claimed = yield* DeliveryStore.use((d) =>
+          d.claimEmail(new Date(120_000).toISOString(), new Date(150_000).toISOString(), 10)
+        )
+        assert.strictEqual(claimed.length, 1)
+        assert.strictEqual(yield* run, 0)
+        yield* TestClock.adjust(30_000)
+        assert.strictEqual(yield* run, 0)
+        assert.deepStrictEqual(
+          (yield* log("usr_ada")).map((d) => [d.status, d.attempts]),
+          [["interrupted", 1]]
+        )
+        assert.deepStrictEqual(yield* sent, [])
+      }).pipe(Effect.provide(stack))
+  )
+})
