@@ -64,6 +64,17 @@ const loadVite = async () => {
 /** One app: apps/web/<app>/index.html and what it imports (apps/web/shared too), hashed assets under assets/. */
 const buildApp = async (vite, app, print) => {
   const target = join(webCacheRoot, app)
+  // An app's service worker (apps/web/<app>/sw.ts) is built beside index.html under the fixed name sw.js: a
+  // worker's address must not change between builds, and at the root its scope is the whole app.
+  const serviceWorker = join(webRoot, app, "sw.ts")
+  const entries = existsSync(serviceWorker)
+    ? {
+        input: { index: join(webRoot, app, "index.html"), sw: serviceWorker },
+        output: {
+          entryFileNames: (chunk) => (chunk.name === "sw" ? "sw.js" : "assets/[name]-[hash].js")
+        }
+      }
+    : {}
   const temporary = `${target}.tmp-${process.pid}`
   rmSync(temporary, { recursive: true, force: true })
   mkdirSync(webCacheRoot, { recursive: true })
@@ -92,7 +103,8 @@ const buildApp = async (vite, app, print) => {
         assetsInlineLimit: 0,
         sourcemap: false,
         reportCompressedSize: false,
-        chunkSizeWarningLimit: 300
+        chunkSizeWarningLimit: 300,
+        rolldownOptions: entries
       }
     })
     const scriptBytes = filesUnder(temporary)

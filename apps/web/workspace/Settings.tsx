@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { getData, request } from "../shared/api.ts"
 import { Callout, ErrorMessage, Loading, useId, useLoad } from "../shared/components.tsx"
+import { BrowserPush } from "./BrowserPush.tsx"
 import type { WorkspaceApp } from "./types.ts"
 
 interface Preferences {
@@ -120,6 +121,7 @@ export const Settings = ({ apps }: { readonly apps: ReadonlyArray<WorkspaceApp> 
             />
           ))}
         </fieldset>
+        <BrowserPush onChannels={(saved) => setDraft((d) => (d === undefined ? d : { ...d, channels: saved }))} />
         <fieldset class="panel">
           <legend>Email</legend>
           {(
