@@ -1,6 +1,8 @@
 import { Clock, Effect } from "effect"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore, type StoredRecord } from "../../core/tasks/RecordStore.ts"
+import { Proposals } from "../../core/tasks/Proposals.ts"
+import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
 
 /** The demo people: each gets an API key when the demo is loaded. */
@@ -22,6 +24,8 @@ const dayMs = 86_400_000
 export const loadDemoData = Effect.gen(function* () {
   const store = yield* RecordStore
   const tasks = yield* Tasks
+  const proposals = yield* Proposals
+  const access = yield* TaskAccess
   const now = yield* Clock.currentTimeMillis
   const at = (days: number, hour = 10) => {
     const d = new Date(now + days * dayMs)
@@ -148,21 +152,21 @@ export const loadDemoData = Effect.gen(function* () {
     yield* tasks.create(alice, { title: "QA the checkout flow", assignedTo: carol.email, priority: "p1" })
 
     // Open proposals from the meetings, for Alice to review.
-    yield* tasks.createProposal(alice, {
+    yield* proposals.create(alice, {
       taskId: redirects.id,
       meetingId: kickoff.id,
       type: "Priority change",
       name: "Redirect map blocks the launch",
       proposedChangesObj: { action: "change_priority", priority: "urgent" }
     })
-    yield* tasks.createProposal(alice, {
+    yield* proposals.create(alice, {
       taskId: copy.id,
       meetingId: kickoff.id,
       type: "Due date change",
       name: "Announcement due before the new launch date",
       proposedChangesObj: { action: "change_due_date", dueDate: day(3) }
     })
-    yield* tasks.createProposal(alice, {
+    yield* proposals.create(alice, {
       projectId: migration.id,
       meetingId: sync.id,
       type: "New task",
@@ -175,7 +179,7 @@ export const loadDemoData = Effect.gen(function* () {
         dueDate: day(7)
       }
     })
-    yield* tasks.createProposal(alice, {
+    yield* proposals.create(alice, {
       taskId: report.id,
       meetingId: sync.id,
       type: "Reassignment",
@@ -186,7 +190,7 @@ export const loadDemoData = Effect.gen(function* () {
 
   const keys: Array<{ readonly email: string; readonly name: string; readonly key: string }> = []
   for (const person of people) {
-    const { key } = yield* tasks.createApiKey(person, "demo (npm run seed)")
+    const { key } = yield* access.createApiKey(person, "demo (npm run seed)")
     keys.push({ email: person.email, name: person.name, key })
   }
   return { loaded, keys }

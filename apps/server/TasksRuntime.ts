@@ -6,7 +6,7 @@ import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
-import { Tasks } from "../../core/tasks/Tasks.ts"
+import { TaskInboxLayer } from "../../core/tasks/TaskInbox.ts"
 import type { ServerConfig } from "./Config.ts"
 import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
 
@@ -38,7 +38,7 @@ export const TasksSql = (options: { readonly publicUrl: string; readonly machine
     Effect.gen(function* () {
       const keys = parseMachineKeys(Redacted.value(options.machineKeys))
       if (Result.isFailure(keys)) return yield* Effect.die(new Error(`TASKS_MACHINE_KEYS: ${keys.failure}`))
-      return Tasks.layer({ publicUrl: options.publicUrl, machineKeys: keys.success })
+      return TaskInboxLayer({ publicUrl: options.publicUrl, machineKeys: keys.success })
     })
   ).pipe(Layer.provideMerge(Layer.merge(TasksDataSql, IdGeneratorUlid)))
 

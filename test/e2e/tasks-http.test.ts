@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import { hashSecret } from "../../core/auth/IssuedSecret.ts"
 import { RecordStore, type Fields } from "../../core/tasks/RecordStore.ts"
 import { SessionStore } from "../../core/tasks/SessionStore.ts"
-import { Tasks } from "../../core/tasks/Tasks.ts"
+import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { Priorities, Statuses } from "../../core/tasks/Values.ts"
 import { sqlBackends } from "../support/Databases.ts"
@@ -22,7 +22,7 @@ const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).to
 /** What tests need: people with keys of their own (fresh per test, so tests share the server safely), seeding. */
 const fixture = Effect.gen(function* () {
   const { baseUrl } = yield* TasksServer
-  const tasks = yield* Tasks
+  const access = yield* TaskAccess
   const records = yield* RecordStore
   const sessions = yield* SessionStore
   const outbox = yield* ProducerOutbox
@@ -39,7 +39,7 @@ const fixture = Effect.gen(function* () {
       const email = `${name.toLowerCase()}.${randomUUID().slice(0, 8)}@example.com`
       const record = yield* records.create("collaborators", { email, name })
       const user = { id: record.id, email, name }
-      const { key } = yield* tasks.createApiKey(user, "tests")
+      const { key } = yield* access.createApiKey(user, "tests")
       const call = (method: string, path: string, body?: unknown) => send(method, path, { "x-api-key": key }, body)
       return { ...user, key, call }
     })
@@ -60,7 +60,7 @@ const fixture = Effect.gen(function* () {
       return { client, project }
     })
 
-  return { baseUrl, tasks, records, sessions, outbox, send, newUser, create, newProject }
+  return { baseUrl, records, sessions, outbox, send, newUser, create, newProject }
 })
 
 for (const backend of backends) {

@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
-import { Tasks } from "../../core/tasks/Tasks.ts"
+import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import * as Query from "../../core/tasks/Query.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
@@ -19,11 +19,11 @@ for (const backend of backends) {
       it.effect("concurrent repeats of a create make one task and all answer the first response", () =>
         Effect.gen(function* () {
           const { baseUrl } = yield* TasksServer
-          const tasks = yield* Tasks
+          const access = yield* TaskAccess
           const records = yield* RecordStore
           const email = `ada.${randomUUID().slice(0, 8)}@example.com`
           const person = yield* records.create("collaborators", { email, name: "Ada" })
-          const { key } = yield* tasks.createApiKey({ id: person.id, email, name: "Ada" }, "tests")
+          const { key } = yield* access.createApiKey({ id: person.id, email, name: "Ada" }, "tests")
           const title = `Once ${randomUUID()}`
           const create = (idempotencyKey: string, body: unknown) =>
             request(`${baseUrl}/api/tasks`, {

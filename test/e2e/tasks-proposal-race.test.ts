@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
-import { Tasks } from "../../core/tasks/Tasks.ts"
+import { Proposals } from "../../core/tasks/Proposals.ts"
+import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { request, type Answer } from "../support/Http.ts"
 import { tasksMemoryData, tasksServer, tasksSqlData, TasksServer } from "../support/TasksStack.ts"
@@ -16,12 +17,13 @@ const backends = [
 /** A person with an API key of their own, and a create_task proposal they own. */
 const ownerWithProposal = Effect.gen(function* () {
   const { baseUrl } = yield* TasksServer
-  const tasks = yield* Tasks
+  const access = yield* TaskAccess
+  const proposals = yield* Proposals
   const records = yield* RecordStore
   const email = `owner.${randomUUID().slice(0, 8)}@example.com`
   const person = yield* records.create("collaborators", { email, name: "Owner" })
-  const { key } = yield* tasks.createApiKey({ id: person.id, email, name: "Owner" }, "tests")
-  const proposal = yield* tasks.createProposal(
+  const { key } = yield* access.createApiKey({ id: person.id, email, name: "Owner" }, "tests")
+  const proposal = yield* proposals.create(
     { id: person.id, email, name: "Owner" },
     {
       projectId: (yield* records.create("projects", { name: "Race" })).id,

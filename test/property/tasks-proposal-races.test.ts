@@ -4,6 +4,8 @@ import fc from "fast-check"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
+import { Proposals } from "../../core/tasks/Proposals.ts"
+import { TaskInboxLayer, type TaskInbox } from "../../core/tasks/TaskInbox.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { opsKey, publicUrl, tasksMemoryData, tasksSqlData, type TasksData } from "../support/TasksStack.ts"
@@ -30,7 +32,7 @@ const takingTurns = (store: RecordStore["Service"]): RecordStore["Service"] => {
 
 /** The task inbox use cases over `data`, their record store taking turns. */
 const racingStack = (data: TasksData) =>
-  Tasks.layer({ publicUrl, machineKeys: [opsKey] }).pipe(
+  TaskInboxLayer({ publicUrl, machineKeys: [opsKey] }).pipe(
     Layer.provideMerge(
       Layer.effectContext(
         Effect.map(Effect.context<RecordStore>(), (context) =>
@@ -66,7 +68,7 @@ const backends = [
 ]
 
 describe.each(backends)("proposals resolve once under racing commands (property, $name)", (backend) => {
-  let runtime: ManagedRuntime.ManagedRuntime<Tasks | RecordStore, unknown>
+  let runtime: ManagedRuntime.ManagedRuntime<TaskInbox | RecordStore, unknown>
   beforeAll(() => {
     runtime = ManagedRuntime.make(racingStack(backend.data()))
   })
@@ -77,6 +79,7 @@ describe.each(backends)("proposals resolve once under racing commands (property,
       fc.asyncProperty(fc.scheduler(), kindArb, commandsArb, async (s, kind, commands) => {
         const setup = Effect.gen(function* () {
           const tasks = yield* Tasks
+          const proposals = yield* Proposals
           const records = yield* RecordStore
           const person = (name: string) =>
             Effect.map(
@@ -86,7 +89,7 @@ describe.each(backends)("proposals resolve once under racing commands (property,
           const owner = yield* person("owner")
           const stranger = yield* person("stranger")
           const task = yield* tasks.create(owner, { title: "Target" })
-          const proposal = yield* tasks.createProposal(owner, {
+          const proposal = yield* proposals.create(owner, {
             taskId: task.id,
             type: "t",
             proposedChangesObj:
@@ -94,9 +97,9 @@ describe.each(backends)("proposals resolve once under racing commands (property,
                 ? { action: "create_task", title: "Proposed task" }
                 : { action: "change_status", status: "Done" }
           })
-          return { tasks, records, owner, stranger, task, proposal }
+          return { tasks, proposals, records, owner, stranger, task, proposal }
         })
-        const { tasks, records, owner, stranger, task, proposal } = await runtime.runPromise(setup)
+        const { tasks, proposals, records, owner, stranger, task, proposal } = await runtime.runPromise(setup)
 
         const race = Effect.forEach(
           commands,
@@ -104,8 +107,8 @@ describe.each(backends)("proposals resolve once under racing commands (property,
             const user = command.byOwner ? owner : stranger
             return Effect.result(
               command._tag === "Accept"
-                ? Effect.map(tasks.acceptProposal(user, proposal.id), (r) => r.proposal.aiStatus)
-                : Effect.map(tasks.rejectProposal(user, proposal.id, command.reason), (p) => p.aiStatus)
+                ? Effect.map(proposals.accept(user, proposal.id), (r) => r.proposal.aiStatus)
+                : Effect.map(proposals.reject(user, proposal.id, command.reason), (p) => p.aiStatus)
             )
           },
           { concurrency: "unbounded" }

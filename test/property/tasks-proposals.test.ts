@@ -5,6 +5,7 @@ import fc from "fast-check"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import type { Task } from "../../core/tasks/Task.ts"
+import { Proposals } from "../../core/tasks/Proposals.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
 import { Priorities, Statuses } from "../../core/tasks/Values.ts"
 import { tasksMemoryData, tasksStack } from "../support/TasksStack.ts"
@@ -86,7 +87,13 @@ const setup = Effect.gen(function* () {
       email: `${n}@example.com`,
       name: n
     }))
-  return { tasks: yield* Tasks, records, owner: yield* person("owner"), other: yield* person("other") }
+  return {
+    tasks: yield* Tasks,
+    proposals: yield* Proposals,
+    records,
+    owner: yield* person("owner"),
+    other: yield* person("other")
+  }
 })
 
 describe("proposals (property)", () => {
@@ -95,18 +102,18 @@ describe("proposals (property)", () => {
       fc.asyncProperty(taskArb, changeArb, (initial, change) =>
         Effect.runPromise(
           Effect.gen(function* () {
-            const { tasks, records, owner, other } = yield* setup
+            const { tasks, proposals, records, owner, other } = yield* setup
             const created = yield* tasks.create(owner, { title: "Target" })
             const before = yield* tasks.update(owner, created.id, initial)
             const bystander = yield* tasks.create(owner, { title: "Bystander" })
             const sent =
               change.sent["action"] === "reassign" ? { ...change.sent, assignedTo: other.email } : change.sent
-            const proposal = yield* tasks.createProposal(owner, {
+            const proposal = yield* proposals.create(owner, {
               taskId: before.id,
               type: "t",
               proposedChangesObj: sent
             })
-            const accepted = yield* tasks.acceptProposal(owner, proposal.id)
+            const accepted = yield* proposals.accept(owner, proposal.id)
             const expected = change.expect(before, other)
             assert.deepStrictEqual(accepted.task, expected)
             // Read back through the party who can still see it (the requester stays the owner).
@@ -130,10 +137,10 @@ describe("proposals (property)", () => {
         (title, description, priority, dueDate) =>
           Effect.runPromise(
             Effect.gen(function* () {
-              const { tasks, records, owner, other } = yield* setup
+              const { tasks, proposals, records, owner, other } = yield* setup
               const existing = yield* tasks.create(owner, { title: "Existing" })
               const project = yield* records.create("projects", { name: "P" })
-              const proposal = yield* tasks.createProposal(owner, {
+              const proposal = yield* proposals.create(owner, {
                 projectId: project.id,
                 type: "New task",
                 proposedChangesObj: {
@@ -145,7 +152,7 @@ describe("proposals (property)", () => {
                   assignedTo: other.id
                 }
               })
-              const { task } = yield* tasks.acceptProposal(owner, proposal.id)
+              const { task } = yield* proposals.accept(owner, proposal.id)
               assert.deepInclude(task, {
                 title,
                 description,

@@ -18,7 +18,7 @@ import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import type { MachineKey } from "../../core/tasks/MachineKeys.ts"
 import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import type { SessionStore } from "../../core/tasks/SessionStore.ts"
-import { Tasks } from "../../core/tasks/Tasks.ts"
+import { TaskInboxLayer, type TaskInbox } from "../../core/tasks/TaskInbox.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
 import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
@@ -64,7 +64,7 @@ export const opsKey: MachineKey = {
 
 /** The task inbox use cases over a data layer (its ports also provided, for seeding and inspection). */
 export const tasksStack = (data: TasksData) =>
-  Tasks.layer({ publicUrl, machineKeys: [opsKey] }).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
+  TaskInboxLayer({ publicUrl, machineKeys: [opsKey] }).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
 
 const settings: ServiceSettings = {
   production: false,
@@ -97,7 +97,7 @@ export const tasksServer = (data: TasksData, web: TasksWebSignIn = webSignInOff,
   Layer.effect(
     TasksServer,
     Effect.gen(function* () {
-      const context = yield* Effect.context<Tasks | IdempotencyStore | Transactions>()
+      const context = yield* Effect.context<TaskInbox | IdempotencyStore | Transactions>()
       return yield* serveForTest(
         tasksRoutes(settings, web).pipe(
           Layer.provide(Layer.succeedContext(context)),

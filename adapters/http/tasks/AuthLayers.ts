@@ -1,6 +1,6 @@
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { Tasks } from "../../../core/tasks/Tasks.ts"
+import { TaskAccess } from "../../../core/tasks/TaskAccess.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { CurrentTaskUser, sessionCookie, TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
@@ -17,7 +17,7 @@ export const TasksApiAuthLayer = (options: { readonly publicUrl: string }) =>
   Layer.effect(
     TasksApiAuth,
     Effect.gen(function* () {
-      const tasks = yield* Tasks
+      const access = yield* TaskAccess
       return TasksApiAuth.of({
         apiKey: (httpEffect, { credential }) =>
           Effect.gen(function* () {
@@ -25,8 +25,8 @@ export const TasksApiAuthLayer = (options: { readonly publicUrl: string }) =>
             const request = yield* HttpServerRequest.HttpServerRequest
             const bySession = presented.length === 0
             const user = bySession
-              ? yield* tasks.authenticateSession(request.cookies[sessionCookie] ?? "")
-              : yield* tasks.authenticateKey(presented)
+              ? yield* access.authenticateSession(request.cookies[sessionCookie] ?? "")
+              : yield* access.authenticateKey(presented)
             if (user === undefined) return notAuthenticated()
             if (bySession && isCrossSiteChange(request, options.publicUrl)) {
               return tasksError(403, "Cross-site request refused")
@@ -45,11 +45,11 @@ export const TasksApiAuthLayer = (options: { readonly publicUrl: string }) =>
 export const TasksSessionAuthLayer = Layer.effect(
   TasksSessionAuth,
   Effect.gen(function* () {
-    const tasks = yield* Tasks
+    const access = yield* TaskAccess
     return TasksSessionAuth.of({
       session: (httpEffect, { credential }) =>
         Effect.gen(function* () {
-          const user = yield* tasks.authenticateSession(Redacted.value(credential))
+          const user = yield* access.authenticateSession(Redacted.value(credential))
           if (user === undefined) return tasksError(401, "Not signed in")
           return yield* Effect.provideService(httpEffect, CurrentTaskUser, user)
         }).pipe(Effect.catchTag("UpstreamError", tasksErrorResponse))

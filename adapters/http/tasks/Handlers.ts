@@ -3,6 +3,10 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { InvalidFields } from "../../../core/tasks/Errors.ts"
 import type { Task } from "../../../core/tasks/Task.ts"
+import { TaskDirectory } from "../../../core/tasks/Directory.ts"
+import { Proposals } from "../../../core/tasks/Proposals.ts"
+import { TaskSettings } from "../../../core/tasks/Settings.ts"
+import { TaskAccess } from "../../../core/tasks/TaskAccess.ts"
 import { Tasks, type TaskUser } from "../../../core/tasks/Tasks.ts"
 import { mustBeOneOf } from "../../../core/tasks/Values.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
@@ -92,73 +96,75 @@ export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =
 
 export const ProposalHandlers = HttpApiBuilder.group(TasksApi, "proposals", (handlers) =>
   Effect.gen(function* () {
-    const tasks = yield* Tasks
+    const proposals = yield* Proposals
     return handlers.handleAll({
-      list: () => asUser((user) => Effect.map(tasks.proposals(user), (proposals) => ({ proposals }))),
+      list: () => asUser((user) => Effect.map(proposals.list(user), (list) => ({ proposals: list }))),
       create: ({ payload }) =>
-        asUser((user) => Effect.map(tasks.createProposal(user, payload), (proposal) => ({ proposal }))),
-      accept: ({ params }) => asUser((user) => tasks.acceptProposal(user, params.id)),
+        asUser((user) => Effect.map(proposals.create(user, payload), (proposal) => ({ proposal }))),
+      accept: ({ params }) => asUser((user) => proposals.accept(user, params.id)),
       reject: ({ params, payload }) =>
-        asUser((user) =>
-          Effect.map(tasks.rejectProposal(user, params.id, payload.reason), (proposal) => ({ proposal }))
-        )
+        asUser((user) => Effect.map(proposals.reject(user, params.id, payload.reason), (proposal) => ({ proposal })))
     })
   })
 )
 
 export const DirectoryHandlers = HttpApiBuilder.group(TasksApi, "directory", (handlers) =>
   Effect.gen(function* () {
-    const tasks = yield* Tasks
+    const directory = yield* TaskDirectory
     return handlers.handleAll({
       searchProjects: ({ query }) =>
-        asUser(() => Effect.map(tasks.searchProjects(query.q), (projects) => ({ projects }))),
-      myProjects: () => asUser((user) => Effect.map(tasks.myProjects(user), (projects) => ({ projects }))),
-      project: ({ params }) => asUser((user) => tasks.project(user, params.id)),
+        asUser(() => Effect.map(directory.searchProjects(query.q), (projects) => ({ projects }))),
+      myProjects: () => asUser((user) => Effect.map(directory.myProjects(user), (projects) => ({ projects }))),
+      project: ({ params }) => asUser((user) => directory.project(user, params.id)),
       updateProject: ({ params, payload }) =>
-        asUser((user) => Effect.map(tasks.updateProject(user, params.id, payload), (project) => ({ project }))),
-      clients: () => asUser(() => Effect.map(tasks.clients(), (clients) => ({ clients }))),
-      searchClients: ({ query }) => asUser(() => Effect.map(tasks.searchClients(query.q), (clients) => ({ clients }))),
-      outcomes: ({ query }) => asUser(() => Effect.map(tasks.outcomes(query.projectId), (outcomes) => ({ outcomes }))),
+        asUser((user) => Effect.map(directory.updateProject(user, params.id, payload), (project) => ({ project }))),
+      clients: () => asUser(() => Effect.map(directory.clients(), (clients) => ({ clients }))),
+      searchClients: ({ query }) =>
+        asUser(() => Effect.map(directory.searchClients(query.q), (clients) => ({ clients }))),
+      outcomes: ({ query }) =>
+        asUser(() => Effect.map(directory.outcomes(query.projectId), (outcomes) => ({ outcomes }))),
       recentMeetings: ({ query }) =>
         asUser((user) =>
           Effect.flatMap(flag("all", query.all), (all) =>
             Effect.map(
-              tasks.recentMeetings(user, { all, client: query.client, start: query.start, end: query.end }),
+              directory.recentMeetings(user, { all, client: query.client, start: query.start, end: query.end }),
               (meetings) => ({ meetings })
             )
           )
         ),
-      pendingMeetings: () => asUser((user) => Effect.map(tasks.pendingMeetings(user), (meetings) => ({ meetings })))
+      pendingMeetings: () => asUser((user) => Effect.map(directory.pendingMeetings(user), (meetings) => ({ meetings })))
     })
   })
 )
 
 export const SettingsHandlers = HttpApiBuilder.group(TasksApi, "settings", (handlers) =>
   Effect.gen(function* () {
-    const tasks = yield* Tasks
+    const settings = yield* TaskSettings
+    const access = yield* TaskAccess
     return handlers.handleAll({
-      get: () => asUser((user) => Effect.map(tasks.settings(user), (settings) => ({ settings }))),
+      get: () => asUser((user) => Effect.map(settings.get(user), (saved) => ({ settings: saved }))),
       update: ({ payload }) =>
         asUser((user) =>
           Effect.map(
-            tasks.updateSettings(user, {
+            settings.update(user, {
               showSentNav: payload.showSentNav,
               notifications: {
                 channel: payload.notifications?.channel ?? payload["notifications.channel"],
                 frequency: payload.notifications?.frequency ?? payload["notifications.frequency"]
               }
             }),
-            (settings) => ({ settings })
+            (saved) => ({ settings: saved })
           )
         ),
-      listKeys: () => asUser((user) => Effect.map(tasks.listApiKeys(user), (apiKeys) => ({ apiKeys }))),
-      createKey: ({ payload }) => asUser((user) => tasks.createApiKey(user, payload.name)),
-      revokeKey: ({ params }) => asUser((user) => Effect.as(tasks.revokeApiKey(user, params.id), { ok: true as const }))
+      listKeys: () => asUser((user) => Effect.map(access.listApiKeys(user), (apiKeys) => ({ apiKeys }))),
+      createKey: ({ payload }) => asUser((user) => access.createApiKey(user, payload.name)),
+      revokeKey: ({ params }) =>
+        asUser((user) => Effect.as(access.revokeApiKey(user, params.id), { ok: true as const }))
     })
   })
 )
 
-/** Every group of the task inbox contract but the uniform one. Requires `Tasks`. */
+/** Every group of the task inbox contract but the uniform one. Requires the task inbox's use cases (`TaskInbox`). */
 export const TasksHandlers = Layer.mergeAll(
   TasksPublicHandlers,
   TasksSessionHandlers,

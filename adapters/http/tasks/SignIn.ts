@@ -1,7 +1,7 @@
 import { Effect, type Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Tasks } from "../../../core/tasks/Tasks.ts"
+import { TaskAccess } from "../../../core/tasks/TaskAccess.ts"
 import { isCrossSite } from "../CrossSite.ts"
 import { cookieSecure, makeRelyingParty, type RelyingParty } from "../OidcRelyingParty.ts"
 import { TasksApi } from "./Api.ts"
@@ -31,7 +31,7 @@ const notConfigured = () => tasksError(501, "Web sign-in is not configured on th
 export const TasksSignInHandlers = (options: TasksWebSignIn) =>
   HttpApiBuilder.group(TasksApi, "signIn", (handlers) =>
     Effect.gen(function* () {
-      const tasks = yield* Tasks
+      const access = yield* TaskAccess
       const base = options.publicUrl.replace(/\/+$/, "")
       const secure = cookieSecure(base)
       const party: RelyingParty | undefined =
@@ -71,7 +71,7 @@ export const TasksSignInHandlers = (options: TasksWebSignIn) =>
             if (claims.email === undefined || !claims.emailVerified) {
               return party.clearPending(tasksError(401, "Sign-in failed: the hub did not vouch for an email"))
             }
-            const session = yield* tasks.startSession(claims.email, claims.name ?? claims.email)
+            const session = yield* access.startSession(claims.email, claims.name ?? claims.email)
             return party.clearPending(
               HttpServerResponse.redirect(next, { status: 303 }).pipe(
                 HttpServerResponse.setCookieUnsafe(sessionCookie, session.cookie, {
@@ -89,7 +89,7 @@ export const TasksSignInHandlers = (options: TasksWebSignIn) =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
             if (isCrossSite(request, base)) return tasksError(403, "Cross-site request refused")
-            yield* tasks.endSession(request.cookies[sessionCookie] ?? "")
+            yield* access.endSession(request.cookies[sessionCookie] ?? "")
             return HttpServerResponse.empty({ status: 204 }).pipe(
               HttpServerResponse.setCookieUnsafe(sessionCookie, "", {
                 httpOnly: true,
