@@ -16,19 +16,22 @@ const CurrentUnit = Context.Reference<{ readonly afterCommit: Array<Effect.Effec
  */
 export const TransactionsMemory: Layer.Layer<Transactions> = Layer.sync(Transactions, () => {
   const lock = Semaphore.makeUnsafe(1)
-  return Transactions.of({
-    atomically: (effect) =>
-      Effect.flatMap(CurrentUnit, (unit) => {
-        if (unit !== undefined) return effect
-        const next = { afterCommit: [] as Array<Effect.Effect<void>> }
-        return lock
-          .withPermits(1)(Effect.provideService(effect, CurrentUnit, next))
-          .pipe(
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) ? Effect.forEach(next.afterCommit, (f) => f, { discard: true }) : Effect.void
-            )
+  // A nested unit cannot be undone on its own in memory either: joining and nesting are the same here.
+  const atomically: Transactions["Service"]["atomically"] = (effect) =>
+    Effect.flatMap(CurrentUnit, (unit) => {
+      if (unit !== undefined) return effect
+      const next = { afterCommit: [] as Array<Effect.Effect<void>> }
+      return lock
+        .withPermits(1)(Effect.provideService(effect, CurrentUnit, next))
+        .pipe(
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit) ? Effect.forEach(next.afterCommit, (f) => f, { discard: true }) : Effect.void
           )
-      }),
+        )
+    })
+  return Transactions.of({
+    atomically,
+    join: atomically,
     afterCommit: (effect) =>
       Effect.flatMap(CurrentUnit, (unit) =>
         unit === undefined

@@ -14,13 +14,19 @@ import { Transactions } from "../../core/kernel/Transactions.ts"
  */
 export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClient> = Layer.effect(
   Transactions,
-  Effect.map(SqlClient.SqlClient, (sql) =>
-    Transactions.of({
-      atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        sql
-          .withTransaction(effect)
-          .pipe(Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(error))) as Effect.Effect<A, E, R>,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql
+        .withTransaction(effect)
+        .pipe(Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(error))) as Effect.Effect<A, E, R>
+    return Transactions.of({
+      atomically,
+      // Inside a transaction its statements already run on the transaction's connection.
+      join: (effect) =>
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) =>
+          open._tag === "Some" ? effect : atomically(effect)
+        ),
       afterCommit: (effect) => sql.afterCommit(effect)
     })
-  )
+  })
 )

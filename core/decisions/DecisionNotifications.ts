@@ -6,7 +6,7 @@ import { epochMs } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { isOpen, type Decision } from "./Decision.ts"
 import { OrganizationAdmins } from "./OrganizationAdmins.ts"
-import { RoleStore } from "./RoleStore.ts"
+import { RoleStore, type RoleWithHolders } from "./RoleStore.ts"
 
 /** The event type the hub's catalog assigns to the decisions service for its notifications. */
 export const notificationType = "decisions.notification.created"
@@ -166,26 +166,36 @@ export const makeDecisionNotifier = Effect.gen(function* () {
   const roles = yield* RoleStore
   const admins = yield* OrganizationAdmins
 
-  const audienceFor = Effect.fnUntraced(function* (decision: Decision, found: ReadonlyArray<Notable>) {
+  const audienceFor = Effect.fnUntraced(function* (
+    decision: Decision,
+    found: ReadonlyArray<Notable>,
+    known: RoleWithHolders | undefined
+  ) {
     const needsHolders = found.some((n) => n._tag === "Assigned")
-    const role = needsHolders ? yield* roles.get(decision.organizationId, decision.roleSlug) : undefined
-    const holders =
-      !needsHolders || role === undefined || role.archivedAt !== undefined
-        ? []
-        : (yield* roles.assignments(decision.organizationId, decision.roleSlug)).map((a) => a.memberEmail)
+    const state = needsHolders
+      ? (known ?? (yield* roles.getWithHolders(decision.organizationId, decision.roleSlug)))
+      : undefined
+    const holders = state === undefined || state.role.archivedAt !== undefined ? [] : state.holders
     const needsAdmins =
       found.some((n) => n._tag === "ActionDeadLettered") ||
       (needsHolders && holders.length === 0 && decision.directAssigneeEmail === undefined)
     return { holders, admins: needsAdmins ? yield* admins.list(decision.organizationId) : [] } satisfies Audience
   })
 
-  return <E, R>(before: Decision | undefined, after: Decision, write: Effect.Effect<boolean, E, R>) =>
-    transactions.atomically(
+  return <R>(
+    before: Decision | undefined,
+    after: Decision,
+    write: Effect.Effect<boolean, never, R>,
+    /** The decision's role and holders as this unit already read them, so they are not read again. */
+    known?: RoleWithHolders
+  ) =>
+    // Joined, not nested: `write` cannot fail, so a failure here is a defect that undoes the whole unit.
+    transactions.join(
       Effect.gen(function* () {
         if (!(yield* write)) return false
         const found = notables(before, after)
         if (found.length === 0) return true
-        const audience = yield* audienceFor(after, found)
+        const audience = yield* audienceFor(after, found, known)
         yield* Effect.forEach(notificationsFor(before, after, audience), outbox.enqueue, { discard: true })
         return true
       })

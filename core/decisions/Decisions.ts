@@ -219,7 +219,11 @@ const make = Effect.gen(function* () {
     const givenIds = input.options.flatMap((o) => (o.id === undefined ? [] : [o.id]))
     if (new Set(givenIds).size !== givenIds.length)
       return yield* validationError("options", "option ids must be unique")
-    const role = yield* requireRole(caller.organizationId, input.roleSlug)
+    // The role and its holders, read once for the check, the notifications and the answer's routing.
+    const state = yield* roles.getWithHolders(caller.organizationId, input.roleSlug)
+    if (state === undefined || state.role.archivedAt !== undefined) {
+      return yield* new UnknownRole({ validRoles: yield* activeRoleSlugs(caller.organizationId) })
+    }
 
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
@@ -266,8 +270,8 @@ const make = Effect.gen(function* () {
       updatedAt: at,
       version: 0
     }
-    yield* notify(undefined, decision, Effect.as(decisions.insert(decision), true))
-    return yield* viewWithRole(decision, role)
+    yield* notify(undefined, decision, Effect.as(decisions.insert(decision), true), state)
+    return { decision, routing: computeRouting(decision, state) } satisfies DecisionView
   })
 
   const get = Effect.fn("Decisions.get")(function* (organizationId: string, id: string) {

@@ -10,6 +10,11 @@ export interface NewRole {
   readonly createdAt: string
 }
 
+export interface RoleWithHolders {
+  readonly role: Role
+  readonly holders: ReadonlyArray<string>
+}
+
 /**
  * Decision roles and who holds them, per organization. Slugs are unique per organization; emails are
  * stored normalised. `create` answers false when the slug is taken; `assign` is idempotent.
@@ -27,6 +32,8 @@ export class RoleStore extends Context.Service<
     ) => Effect.Effect<Role | undefined>
     readonly archive: (organizationId: string, slug: string, at: string) => Effect.Effect<Role | undefined>
     readonly assignments: (organizationId: string, slug: string) => Effect.Effect<ReadonlyArray<Assignment>>
+    /** The role and the emails of its holders (in `assignments` order), read at once; undefined when missing. */
+    readonly getWithHolders: (organizationId: string, slug: string) => Effect.Effect<RoleWithHolders | undefined>
     readonly assign: (organizationId: string, slug: string, assignment: Assignment) => Effect.Effect<void>
     readonly unassign: (organizationId: string, slug: string, email: string) => Effect.Effect<boolean>
     /** Slugs of the active (not archived) roles this email holds. */

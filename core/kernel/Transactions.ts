@@ -13,12 +13,18 @@ import { Context, type Effect } from "effect"
  *   change that is not visible yet. It is best effort (lost if the process dies right after the commit):
  *   work that must happen belongs in an outbox row written inside the unit.
  *
+ * - `join` runs its effect inside the unit it is in without a savepoint of its own (a statement fewer on each
+ *   side), or as a unit of its own outside one. Its writes are undone only with the whole unit: use it for an
+ *   effect whose failure nobody inside the unit catches and goes on from (defects, or errors that fail the
+ *   request).
+ *
  * Infrastructure failures (the database unreachable, a failed commit) are defects, as for every port.
  */
 export class Transactions extends Context.Service<
   Transactions,
   {
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly join: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
   }
 >()("core/kernel/Transactions") {}

@@ -188,6 +188,18 @@ export const RoleStoreContract = (name: string, store: Layer.Layer<RoleStore, un
           assert.deepStrictEqual((yield* roles.assignments(org, "finance"))[0], assignment("a.b@example.com", 3))
           assert.strictEqual((yield* roles.get(org, "finance"))?.memberCount, 5)
           assert.deepStrictEqual(yield* roles.assignments(org, "unknown"), [])
+          // The role and its holders read at once answer the same as the two reads.
+          assert.deepStrictEqual(yield* roles.getWithHolders(org, "finance"), {
+            role: (yield* roles.get(org, "finance"))!,
+            holders: ["a.b@example.com", "a1@example.com", "a@example.com", "a_b@example.com", "b@example.com"]
+          })
+          assert.deepStrictEqual(yield* roles.getWithHolders(org, "unknown"), undefined)
+          yield* roles.create(newRole(org, "empty"))
+          assert.deepStrictEqual(yield* roles.getWithHolders(org, "empty"), {
+            role: (yield* roles.get(org, "empty"))!,
+            holders: []
+          })
+          assert.deepStrictEqual(yield* roles.getWithHolders(freshOrganization(), "finance"), undefined)
         })
       )
 

@@ -74,6 +74,13 @@ export const RoleStoreMemory = Layer.sync(RoleStore, () => {
           byCodeUnits(a.memberEmail, b.memberEmail)
         )
       ),
+    getWithHolders: (organizationId, slug) =>
+      Effect.sync(() => {
+        const row = rows.get(key(organizationId, slug))
+        if (row === undefined) return undefined
+        const holders = [...row.members.values()].map((a) => a.memberEmail).sort(byCodeUnits)
+        return { role: show(row), holders }
+      }),
     assign: (organizationId, slug, assignment) =>
       Effect.sync(() => {
         const row = rows.get(key(organizationId, slug))

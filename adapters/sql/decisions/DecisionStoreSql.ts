@@ -64,19 +64,17 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertRow = SqlSchema.void({
-      Request: Decision,
-      execute: (decision) => {
-        const c = columns(decision)
-        return sql`
+    // A new decision comes from the use case, already well-formed: it is written without encoding it again.
+    const insertRow = (decision: Decision) => {
+      const c = columns(decision)
+      return sql`
           INSERT INTO decisions.decisions
             (id, organization_id, role_slug, status, direct_assignee_email, expires_at, created_at, version,
               action_due_at, actions_waiting, doc)
           VALUES (${decision.id}, ${decision.organizationId}, ${c.roleSlug}, ${c.status}, ${c.directAssigneeEmail},
             ${c.expiresAt}::timestamptz, ${c.createdAt}::timestamptz, ${decision.version},
             ${c.actionDueAt}::timestamptz, ${c.actionsWaiting}, ${c.doc}::jsonb)`
-      }
-    })
+    }
 
     const findRow = SqlSchema.findOneOption({
       Request: Key,

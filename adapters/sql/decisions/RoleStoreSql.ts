@@ -13,6 +13,8 @@ const RoleRow = Schema.Struct({
   archived_at: Schema.NullOr(Schema.Date)
 })
 
+const RoleWithHoldersRow = Schema.Struct({ ...RoleRow.fields, holders: Schema.Array(Schema.String) })
+
 const AssignmentRow = Schema.Struct({ member_email: Schema.String, added_by: Schema.String, added_at: Schema.Date })
 
 const RoleKey = Schema.Struct({ organizationId: Schema.String, slug: Schema.String })
@@ -116,6 +118,18 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
         SELECT ${roleColumns} FROM r`
     })
 
+    // The role and its holders in one statement: a decision's creation reads both on its hot path.
+    const findWithHolders = SqlSchema.findOneOption({
+      Request: RoleKey,
+      Result: RoleWithHoldersRow,
+      execute: (key) => sql`
+        SELECT ${roleColumns},
+          coalesce((SELECT array_agg(a.member_email ORDER BY a.member_email) FROM decisions.role_assignments a
+            WHERE a.organization_id = r.organization_id AND a.slug = r.slug), '{}') AS holders
+        FROM decisions.roles r
+        WHERE r.organization_id = ${key.organizationId} AND r.slug = ${key.slug}`
+    })
+
     const assignmentRows = SqlSchema.findAll({
       Request: RoleKey,
       Result: AssignmentRow,
@@ -194,6 +208,10 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
       }, Effect.orDie),
       assignments: Effect.fn("RoleStoreSql.assignments")(function* (organizationId: string, slug: string) {
         return (yield* assignmentRows({ organizationId, slug })).map(toAssignment)
+      }, Effect.orDie),
+      getWithHolders: Effect.fn("RoleStoreSql.getWithHolders")(function* (organizationId: string, slug: string) {
+        const found = yield* findWithHolders({ organizationId, slug })
+        return Option.isNone(found) ? undefined : { role: toRole(found.value), holders: found.value.holders }
       }, Effect.orDie),
       assign: Effect.fn("RoleStoreSql.assign")(function* (
         organizationId: string,
