@@ -239,6 +239,9 @@ export const send = (baseUrl: string, request: HostileRequest) =>
         method: request.method,
         path: request.path,
         headers: request.headers,
+        // A connection of its own per request: an answer or a reset is then this request's, never a
+        // keep-alive connection the server closed after an earlier answer.
+        agent: false,
         timeout: 20_000
       },
       (res) => {
