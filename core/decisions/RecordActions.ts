@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Random, Redacted, Result } from "effect"
 import { open, seal } from "../auth/SecretBox.ts"
-import { NotConfigured } from "../kernel/Errors.ts"
+import { NotConfigured, type Forbidden } from "../kernel/Errors.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { defaultRetryPolicy, stepAction, type ActionEvent, type RetryPolicy } from "./ActionMachine.ts"
 import { updateAction } from "./ActionUpdate.ts"
@@ -34,9 +34,24 @@ export interface RecordStoreStatus {
  * port, and its outcome goes through the pure action machine. An action without credentials waits for
  * setup until an admin sets them.
  */
-export class RecordActions extends Context.Service<RecordActions, Effect.Success<ReturnType<typeof make>>>()(
-  "core/decisions/RecordActions"
-) {
+export class RecordActions extends Context.Service<
+  RecordActions,
+  {
+    /** Runs every action due now (at most `batch` decisions' worth, 20 by default), oldest first; answers how many ran. */
+    readonly runDue: (batch?: number | undefined) => Effect.Effect<number>
+    /**
+     * Sets the organization's record-store token (kept sealed, never shown again) and queues every action
+     * that was waiting for it. Admins only.
+     */
+    readonly setCredentials: (
+      user: WorkspaceUser,
+      token: string
+    ) => Effect.Effect<RecordStoreStatus, Forbidden | NotConfigured>
+    readonly credentialsStatus: (user: WorkspaceUser) => Effect.Effect<RecordStoreStatus, Forbidden>
+    /** Removes the organization's record-store token; actions queued after this wait for setup. */
+    readonly clearCredentials: (user: WorkspaceUser) => Effect.Effect<RecordStoreStatus, Forbidden>
+  }
+>()("core/decisions/RecordActions") {
   static readonly layer = (config: RecordActionsConfig) => Layer.effect(RecordActions, make(config))
 }
 
@@ -163,5 +178,5 @@ const make = (config: RecordActionsConfig) =>
       return { configured: false } satisfies RecordStoreStatus
     })
 
-    return { runDue, setCredentials, credentialsStatus, clearCredentials }
+    return RecordActions.of({ runDue, setCredentials, credentialsStatus, clearCredentials })
   })

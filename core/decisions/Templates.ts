@@ -1,10 +1,10 @@
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
-import { NotFound, ValidationError } from "../kernel/Errors.ts"
+import { NotFound, ValidationError, type Forbidden, type PayloadTooLarge } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Urgency } from "./Decision.ts"
-import { Decisions, requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
+import { Decisions, requireAdmin, type CallerIdentity, type DecisionView, type WorkspaceUser } from "./Decisions.ts"
 import { UnknownRole, UnknownTemplate } from "./Errors.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
@@ -28,12 +28,48 @@ const invalid = (field: string, message: string) =>
   new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
 
 /** Templates: admins keep them; callers and workspace users raise them into decisions. */
-export class Templates extends Context.Service<Templates, Effect.Success<typeof make>>()("core/decisions/Templates") {
-  static readonly layer = Layer.effect(
-    Templates,
-    Effect.suspend(() => make)
-  )
+export class Templates extends Context.Service<
+  Templates,
+  {
+    /** The organization's templates, archived ones too. */
+    readonly list: (user: WorkspaceUser) => Effect.Effect<ReadonlyArray<Template>>
+    readonly get: (user: WorkspaceUser, slug: string) => Effect.Effect<Template, NotFound>
+    /** Admins only; the role must exist and be live, the slug unused. */
+    readonly create: (
+      user: WorkspaceUser,
+      input: TemplateCreate
+    ) => Effect.Effect<Template, Forbidden | UnknownRole | ValidationError>
+    /** Admins only; `slug` never changes, `options` replaces the list. */
+    readonly update: (
+      user: WorkspaceUser,
+      slug: string,
+      patch: TemplateUpdate
+    ) => Effect.Effect<Template, Forbidden | NotFound | UnknownRole | ValidationError>
+    /** Admins only; archiving an archived template answers it unchanged. */
+    readonly archive: (user: WorkspaceUser, slug: string) => Effect.Effect<Template, Forbidden | NotFound>
+    /** Raising creates a decision: an unknown or archived template is `unknown_template`. */
+    readonly raise: (
+      caller: CallerIdentity,
+      slug: string,
+      params: TemplateParams
+    ) => Effect.Effect<DecisionView, RaiseError>
+    /** A workspace user raises as themselves: the decision's caller is their email. */
+    readonly raiseAsUser: (
+      user: WorkspaceUser,
+      slug: string,
+      params: TemplateParams
+    ) => Effect.Effect<DecisionView, RaiseError>
+  }
+>()("core/decisions/Templates") {
+  static readonly layer: Layer.Layer<Templates, never, TemplateStore | RoleStore | Decisions | IdGenerator> =
+    Layer.effect(
+      Templates,
+      Effect.suspend(() => make)
+    )
 }
+
+/** Why raising a template is refused: the template, its params, or the decision it makes. */
+export type RaiseError = UnknownTemplate | UnknownRole | ValidationError | PayloadTooLarge
 
 const make = Effect.gen(function* () {
   const templates = yield* TemplateStore
@@ -165,5 +201,5 @@ const make = Effect.gen(function* () {
       params
     )
 
-  return { list, get, create, update, archive, raise: raiseTemplate, raiseAsUser }
+  return Templates.of({ list, get, create, update, archive, raise: raiseTemplate, raiseAsUser })
 })

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Random, Redacted } from "effect"
 import { open } from "../auth/SecretBox.ts"
-import { NotFound } from "../kernel/Errors.ts"
+import { NotFound, type Forbidden } from "../kernel/Errors.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { requireAdmin, type WorkspaceUser } from "./Decisions.ts"
 import { attemptOutcome, defaultRetrySchedule, signedHeaders } from "./WebhookDelivery.ts"
@@ -28,10 +28,23 @@ export type DeliveryView = Omit<WebhookDelivery, "organizationId" | "payload">
  * disabled or deleted endpoint's deliveries are skipped. A delivery is sent at least once: a worker that
  * dies mid-send leaves it to be claimed again when its lease passes; receivers dedupe on its id.
  */
-export class WebhookDeliveries extends Context.Service<WebhookDeliveries, Effect.Success<ReturnType<typeof make>>>()(
-  "core/decisions/WebhookDeliveries"
-) {
-  static readonly layer = (config: WebhookDeliveriesConfig) => Layer.effect(WebhookDeliveries, make(config))
+export class WebhookDeliveries extends Context.Service<
+  WebhookDeliveries,
+  {
+    /** Sends every delivery due now (up to `batch`, 50 by default); answers how many were delivered. */
+    readonly deliverDue: (batch?: number | undefined) => Effect.Effect<number>
+    /** An endpoint's recent deliveries, newest first. Admins only. */
+    readonly list: (
+      user: WorkspaceUser,
+      webhookId: string,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<DeliveryView>, Forbidden | NotFound>
+  }
+>()("core/decisions/WebhookDeliveries") {
+  static readonly layer = (
+    config: WebhookDeliveriesConfig
+  ): Layer.Layer<WebhookDeliveries, never, WebhookOutbox | WebhookStore | WebhookSender> =>
+    Layer.effect(WebhookDeliveries, make(config))
 }
 
 const make = (config: WebhookDeliveriesConfig) =>
@@ -96,5 +109,5 @@ const make = (config: WebhookDeliveriesConfig) =>
       return rows.map(({ organizationId: _org, payload: _payload, ...view }): DeliveryView => view)
     })
 
-    return { deliverDue, list }
+    return WebhookDeliveries.of({ deliverDue, list })
   })

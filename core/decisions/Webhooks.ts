@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { seal } from "../auth/SecretBox.ts"
-import { NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { NotConfigured, NotFound, ValidationError, type Forbidden } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
@@ -24,10 +24,28 @@ const show = ({ organizationId: _org, sealedSecret: _secret, ...endpoint }: Stor
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`
 
 /** Webhook endpoints: callers register them; org admins list and disable them. */
-export class Webhooks extends Context.Service<Webhooks, Effect.Success<ReturnType<typeof make>>>()(
-  "core/decisions/Webhooks"
-) {
-  static readonly layer = (config: WebhooksConfig) => Layer.effect(Webhooks, make(config))
+export class Webhooks extends Context.Service<
+  Webhooks,
+  {
+    /** Registers an endpoint for the caller's organization; its signing secret is answered this once. */
+    readonly register: (
+      caller: CallerIdentity,
+      url: string
+    ) => Effect.Effect<RegisteredWebhook, NotConfigured | ValidationError>
+    /** The organization's endpoints. Admins only. */
+    readonly list: (user: WorkspaceUser) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, Forbidden>
+    /** Stops deliveries to an endpoint. Admins only. */
+    readonly disable: (user: WorkspaceUser, id: string) => Effect.Effect<WebhookEndpoint, Forbidden | NotFound>
+  }
+>()("core/decisions/Webhooks") {
+  static readonly layer = (config: WebhooksConfig): Layer.Layer<Webhooks, never, WebhookStore | IdGenerator> =>
+    Layer.effect(Webhooks, make(config))
+}
+
+/** A new endpoint and its signing secret, shown once. */
+export interface RegisteredWebhook {
+  readonly webhook: WebhookEndpoint
+  readonly secret: string
 }
 
 const make = (config: WebhooksConfig) =>
@@ -70,5 +88,5 @@ const make = (config: WebhooksConfig) =>
       return show(webhook)
     })
 
-    return { register, list, disable }
+    return Webhooks.of({ register, list, disable })
   })

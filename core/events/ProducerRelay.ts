@@ -75,10 +75,16 @@ export interface ProducerRelayConfig {
  * that dies mid-send leaves it to be claimed again when its lease passes, and the hub dedupes on its id.
  * A permanent refusal is logged at error level: that is the alert a 4xx raises.
  */
-export class ProducerRelay extends Context.Service<ProducerRelay, Effect.Success<ReturnType<typeof make>>>()(
-  "core/events/ProducerRelay"
-) {
-  static readonly layer = (config: ProducerRelayConfig = {}) => Layer.effect(ProducerRelay, make(config))
+export class ProducerRelay extends Context.Service<
+  ProducerRelay,
+  {
+    /** Sends every event due now (up to `batch`, 50 by default); answers how many the hub acknowledged. */
+    readonly relayDue: (batch?: number | undefined) => Effect.Effect<number>
+  }
+>()("core/events/ProducerRelay") {
+  static readonly layer = (
+    config: ProducerRelayConfig = {}
+  ): Layer.Layer<ProducerRelay, never, ProducerOutbox | HubEventPublisher> => Layer.effect(ProducerRelay, make(config))
 }
 
 const make = (config: ProducerRelayConfig) =>
@@ -117,5 +123,5 @@ const make = (config: ProducerRelayConfig) =>
       return delivered.filter(Boolean).length
     })
 
-    return { relayDue }
+    return ProducerRelay.of({ relayDue })
   })

@@ -4,7 +4,7 @@ import { mint } from "../auth/IdentityToken.ts"
 import { Forbidden, NotFound, type NotConfigured, ValidationError } from "../kernel/Errors.ts"
 import { Hub } from "../kernel/Limits.ts"
 import { Directory, orgStatus } from "./Directory.ts"
-import { checkEmail } from "./Identity.ts"
+import { checkEmail } from "./IdentityRules.ts"
 import { Registry } from "./Registry.ts"
 
 export interface MintRequest {

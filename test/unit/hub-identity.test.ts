@@ -5,13 +5,8 @@ import fc from "fast-check"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { orgStatus, type Installation, type Membership, type Organization } from "../../core/hub/Directory.ts"
-import {
-  checkMergeTarget,
-  Identity,
-  installOrReconsent,
-  patchMembership,
-  uninstalled
-} from "../../core/hub/Identity.ts"
+import { Identity } from "../../core/hub/Identity.ts"
+import { checkMergeTarget, installOrReconsent, patchMembership, uninstalled } from "../../core/hub/IdentityRules.ts"
 import { ServiceStore } from "../../core/hub/ServiceStore.ts"
 import { ValidationError } from "../../core/kernel/Errors.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"

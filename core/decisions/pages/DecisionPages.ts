@@ -1,7 +1,15 @@
 import { Context, Effect, Layer } from "effect"
-import { NotFound } from "../../kernel/Errors.ts"
+import {
+  NotFound,
+  type Forbidden,
+  type NotConfigured,
+  type PayloadTooLarge,
+  type ValidationError
+} from "../../kernel/Errors.ts"
+import type { ActionResult, PageDocument, PageEntry } from "../../kernel/PageDocument.ts"
 import { emailsEqual } from "../../kernel/Email.ts"
 import type { DecisionStatus } from "../Decision.ts"
+import type { InvalidActionTransition, InvalidTransition, UnknownRole, UnknownTemplate } from "../Errors.ts"
 import { Decisions, type WorkspaceUser } from "../Decisions.ts"
 import type { DecisionScope } from "../DecisionStore.ts"
 import { RecordActions } from "../RecordActions.ts"
@@ -14,7 +22,15 @@ import { decisionPage } from "./DecisionPage.ts"
 import { integrationsPage } from "./IntegrationsPage.ts"
 import { keysPage } from "./KeysPage.ts"
 import { listPage } from "./ListPage.ts"
-import { activityOf, countCap, searchOf, summaryOf } from "./Overview.ts"
+import {
+  activityOf,
+  countCap,
+  searchOf,
+  summaryOf,
+  type ActivityItem,
+  type SearchHit,
+  type Summary
+} from "./Overview.ts"
 import { runAction } from "./PageActions.ts"
 import { pageEntries } from "./PageList.ts"
 import { rolesPage } from "./RolesPage.ts"
@@ -41,14 +57,45 @@ const noSuchPage = () => new NotFound({ message: "No such page." })
  * search answers. Every read and write is the person's own (their organization, their roles, their admin
  * claim), exactly as on the workspace API.
  */
-export class DecisionPages extends Context.Service<DecisionPages, Effect.Success<typeof make>>()(
-  "core/decisions/pages/DecisionPages"
-) {
-  static readonly layer = Layer.effect(
+export class DecisionPages extends Context.Service<
+  DecisionPages,
+  {
+    /** The pages the person sees in the workspace's menu. */
+    readonly pages: (user: WorkspaceUser) => Effect.Effect<ReadonlyArray<PageEntry>>
+    /** A page by id; a page that does not exist, or a decision that is not the person's organization's, is the same NotFound. */
+    readonly page: (
+      user: WorkspaceUser,
+      id: string,
+      query?: ListQuery | undefined
+    ) => Effect.Effect<PageDocument, Forbidden | NotFound>
+    /** Runs an action a page offered, through the same use cases as the API: whatever they refuse is refused here. */
+    readonly act: (user: WorkspaceUser, actionId: string, values: ActionValues) => Effect.Effect<ActionResult, ActError>
+    readonly summary: (user: WorkspaceUser) => Effect.Effect<Summary>
+    readonly activity: (user: WorkspaceUser) => Effect.Effect<ReadonlyArray<ActivityItem>>
+    readonly search: (user: WorkspaceUser, query: string, limit: number) => Effect.Effect<ReadonlyArray<SearchHit>>
+  }
+>()("core/decisions/pages/DecisionPages") {
+  static readonly layer: Layer.Layer<
+    DecisionPages,
+    never,
+    Decisions | Templates | Webhooks | WebhookDeliveries | RecordActions
+  > = Layer.effect(
     DecisionPages,
     Effect.suspend(() => make)
   )
 }
+
+/** What running a page's action may be refused with: what the use cases behind the actions refuse. */
+export type ActError =
+  | Forbidden
+  | NotFound
+  | NotConfigured
+  | ValidationError
+  | PayloadTooLarge
+  | UnknownRole
+  | UnknownTemplate
+  | InvalidTransition
+  | InvalidActionTransition
 
 const make = Effect.gen(function* () {
   const decisions = yield* Decisions
@@ -166,5 +213,5 @@ const make = Effect.gen(function* () {
     return searchOf(recent.decisions, query, limit)
   })
 
-  return { pages, page, act, summary, activity, search }
+  return DecisionPages.of({ pages, page, act, summary, activity, search })
 })
