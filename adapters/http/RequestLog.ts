@@ -45,9 +45,20 @@ export const requestIdOf = (headers: Readonly<Record<string, string | undefined>
  * is logged with its cause at error level. The answer carries `X-Request-Id`. Each answer also counts in the
  * metrics `http_server_requests_total` and `http_server_request_duration_ms`.
  */
-export const requestLog =
-  (service: string) =>
-  <E, R>(
+export const requestLog = (service: string) => {
+  // The counters of this service, one per method and status, made once rather than on every answer.
+  const counters = new Map<string, Metric.Counter<number>>()
+  const counterOf = (method: string, status: number) => {
+    const key = `${method} ${status}`
+    let counter = counters.get(key)
+    if (counter === undefined) {
+      counter = Metric.withAttributes(answered, { service, method, status: String(status) })
+      counters.set(key, counter)
+    }
+    return counter
+  }
+  const serviceDurations = Metric.withAttributes(durations, { service })
+  return <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
@@ -65,11 +76,8 @@ export const requestLog =
         const durationMs = (yield* Clock.currentTimeMillis) - started
         const line = { "http.method": request.method, "http.url": path, "http.durationMs": durationMs }
         const status = Exit.isSuccess(exit) ? exit.value.status : 500
-        yield* Metric.update(
-          Metric.withAttributes(answered, { service, method: request.method, status: String(status) }),
-          1
-        )
-        yield* Metric.update(Metric.withAttributes(durations, { service }), durationMs)
+        yield* Metric.update(counterOf(request.method, status), 1)
+        yield* Metric.update(serviceDurations, durationMs)
         if (Exit.isSuccess(exit)) {
           yield* Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...line, "http.status": status })
           return HttpServerResponse.setHeader(exit.value, "x-request-id", requestId)
@@ -80,3 +88,4 @@ export const requestLog =
         return yield* exit
       }).pipe(Effect.annotateLogs(annotations))
     })
+}

@@ -68,7 +68,8 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
           FROM ${table} WHERE scope = ${r.scope} AND key = ${r.key}`
       })
 
-      const claim = Effect.fn("IdempotencyStoreSql.claim")(function* (input: {
+      // Every mutation with a key runs claim and complete: untraced (their statements have spans of their own).
+      const claim = Effect.fnUntraced(function* (input: {
         readonly scope: string
         readonly key: string
         readonly fingerprint: string
@@ -94,7 +95,7 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
         }
       }, Effect.orDie)
 
-      const complete = Effect.fn("IdempotencyStoreSql.complete")(function* (input: {
+      const complete = Effect.fnUntraced(function* (input: {
         readonly scope: string
         readonly key: string
         readonly response: { readonly status: number; readonly contentType: string; readonly body: string }

@@ -91,7 +91,7 @@ export class IdempotencyUnavailable extends Schema.TaggedError<IdempotencyUnavai
  * errors into a response inside `run`, so a 4xx is kept and replayed like a 2xx. A typed failure of `run`,
  * a defect or an interruption undoes the unit (so the key is free again) and is propagated unchanged.
  */
-export const runIdempotent = Effect.fn("runIdempotent")(function* <E, R>(
+export const runIdempotent = Effect.fnUntraced(function* <E, R>(
   request: IdempotentRequest,
   run: Effect.Effect<KeptResponse, E, R>,
   options: RunIdempotentOptions

@@ -182,7 +182,8 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
     const docs = (rows: ReadonlyArray<typeof Row.Type>): ReadonlyArray<Decision> => rows.map((row) => row.doc)
 
     return DecisionStore.of({
-      insert: Effect.fn("DecisionStoreSql.insert")(function* (decision: Decision) {
+      // On every decision creation: untraced (its statement has a span of its own).
+      insert: Effect.fnUntraced(function* (decision: Decision) {
         yield* insertRow(decision)
       }, Effect.orDie),
       get: Effect.fn("DecisionStoreSql.get")(function* (organizationId: string, id: string) {

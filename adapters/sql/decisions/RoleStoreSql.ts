@@ -209,7 +209,8 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
       assignments: Effect.fn("RoleStoreSql.assignments")(function* (organizationId: string, slug: string) {
         return (yield* assignmentRows({ organizationId, slug })).map(toAssignment)
       }, Effect.orDie),
-      getWithHolders: Effect.fn("RoleStoreSql.getWithHolders")(function* (organizationId: string, slug: string) {
+      // On every decision creation: untraced (its statement has a span of its own).
+      getWithHolders: Effect.fnUntraced(function* (organizationId: string, slug: string) {
         const found = yield* findWithHolders({ organizationId, slug })
         return Option.isNone(found) ? undefined : { role: toRole(found.value), holders: found.value.holders }
       }, Effect.orDie),
