@@ -4,7 +4,7 @@ import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
 import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubscriptionStoreMemory.ts"
 import { makeRateLimiter } from "../../adapters/http/RateLimiter.ts"
-import { CatalogStoreSql } from "../../adapters/sql/hub/CatalogStoreSql.ts"
+import { CatalogStoreWithCacheSql } from "../../adapters/sql/hub/CatalogStoreWithCacheSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
@@ -24,10 +24,13 @@ export const HubEventStoresMemory = Layer.mergeAll(
   PushSubscriptionStoreMemory
 )
 
-/** The same stores over the `hub` schema (migrations 0004_events, 0005_notifications and 0008_deliveries). */
+/**
+ * The same stores over the `hub` schema (migrations 0004_events, 0005_notifications and 0008_deliveries);
+ * the catalog's entries kept per instance, dropped on every instance when one is replaced.
+ */
 export const HubEventStoresSql = Layer.mergeAll(
   EventStoreSql,
-  CatalogStoreSql,
+  CatalogStoreWithCacheSql,
   NotificationStoreSql,
   DeliveryStoreSql,
   PushSubscriptionStoreSql

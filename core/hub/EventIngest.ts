@@ -95,7 +95,7 @@ export class EventIngest extends Context.Service<
         const signingKey = (service: string) =>
           keyCache === undefined ? readSigningKey(service) : keyCache.get(service, readSigningKey(service))
 
-        const ingest = Effect.fn("EventIngest.ingest")(function* (delivery: {
+        const ingest = Effect.fnUntraced(function* (delivery: {
           readonly headers: EventHeaders
           readonly body: Uint8Array
         }) {

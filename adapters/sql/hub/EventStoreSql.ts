@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { EventStatuses, EventStore, type StoredEvent } from "../../../core/hub/EventStore.ts"
+import { EventStatuses, EventStore, type NewEvent, type StoredEvent } from "../../../core/hub/EventStore.ts"
+import { makeWriteBatcher } from "../WriteBatcher.ts"
 
 const Row = Schema.Struct({
   service: Schema.String,
@@ -19,6 +20,12 @@ const Row = Schema.Struct({
 
 const columns = `service, id, type, occurred_at, subject_email, subject_company_id, data, delivery_id, received_at,
   status, attempts, processed_at`
+
+const keyOf = (service: string, id: string) => `${service}\u0000${id}`
+
+/** Code-unit order of (service, id): every batch locks its keys in this order, so two batches never deadlock. */
+const byKey = (a: NewEvent, b: NewEvent) =>
+  a.service < b.service ? -1 : a.service > b.service ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 const toEvent = (row: typeof Row.Type): StoredEvent => ({
   service: row.service,
@@ -40,7 +47,9 @@ const toEvent = (row: typeof Row.Type): StoredEvent => ({
 /**
  * The EventStore port over `hub.events` (0004_events.ts). Insert-if-absent is one `INSERT ... ON CONFLICT
  * DO NOTHING RETURNING`: the primary key (service, id) decides, so concurrent deliveries of one event store
- * it once and exactly one of them learns `new`, after its statement committed. A claim is one UPDATE over
+ * it once and exactly one of them learns `new`, after its statement committed. Concurrent inserts share
+ * one statement (WriteBatcher.ts): the batch's rows in one JSON parameter, in key order; within a batch
+ * the first delivery of an event is the one that may learn `new`, its repeats are duplicates. A claim is one UPDATE over
  * rows locked with SKIP LOCKED, so processors on several servers never claim the same event. SQL failures
  * are defects.
  */
@@ -75,19 +84,49 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
         SELECT ${raw} FROM hub.events WHERE service = ${service} ORDER BY received_at DESC, id DESC LIMIT ${limit}`
     })
 
-    return EventStore.of({
-      insert: (event) =>
-        sql<{ readonly id: string }>`
+    const writeBatch = (events: ReadonlyArray<NewEvent>) =>
+      Effect.gen(function* () {
+        // The index of each key's first delivery in the batch: the one row written for it.
+        const firsts = new Map<string, number>()
+        events.forEach((event, index) => {
+          const key = keyOf(event.service, event.id)
+          if (!firsts.has(key)) firsts.set(key, index)
+        })
+        const rows = [...firsts.values()]
+          .map((index) => events[index]!)
+          .sort(byKey)
+          .map((event) => ({
+            service: event.service,
+            id: event.id,
+            type: event.type,
+            occurred_at: event.occurredAt,
+            subject_email: event.subject.email,
+            subject_company_id: event.subject.companyId ?? null,
+            data: event.data ?? null,
+            delivery_id: event.deliveryId,
+            received_at: event.receivedAt
+          }))
+        const inserted = yield* sql<{ readonly service: string; readonly id: string }>`
           INSERT INTO hub.events (service, id, type, occurred_at, subject_email, subject_company_id, data,
             delivery_id, received_at, status)
-          VALUES (${event.service}, ${event.id}, ${event.type}, ${event.occurredAt}, ${event.subject.email},
-            ${event.subject.companyId ?? null}, ${JSON.stringify(event.data ?? null)}::jsonb, ${event.deliveryId},
-            ${event.receivedAt}::timestamptz, 'accepted')
+          SELECT e.service, e.id, e.type, e.occurred_at, e.subject_email, e.subject_company_id, e.data,
+            e.delivery_id, e.received_at, 'accepted'
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(service text, id text, type text,
+            occurred_at text, subject_email text, subject_company_id text, data jsonb, delivery_id text,
+            received_at timestamptz)
           ON CONFLICT (service, id) DO NOTHING
-          RETURNING id`.pipe(
-          Effect.map((rows) => (rows.length === 1 ? ("new" as const) : ("duplicate" as const))),
-          Effect.orDie
-        ),
+          RETURNING service, id`
+        const fresh = new Set(inserted.map((row) => keyOf(row.service, row.id)))
+        // The first delivery of each key stored now learns `new`; every other is a duplicate.
+        return events.map((event, index) => {
+          const key = keyOf(event.service, event.id)
+          return firsts.get(key) === index && fresh.has(key) ? ("new" as const) : ("duplicate" as const)
+        })
+      })
+    const insert = yield* makeWriteBatcher({ write: writeBatch })
+
+    return EventStore.of({
+      insert,
       claim: (nowIso, leaseUntilIso, limit) =>
         claimRows({ nowIso, leaseUntilIso, limit }).pipe(
           Effect.map((rows) =>
