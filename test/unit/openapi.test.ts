@@ -6,11 +6,45 @@ import { HubApi } from "../../adapters/http/hub/Api.ts"
 import { documentYaml, openApiDocument } from "../../adapters/http/OpenApiRoutes.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
+import { WorkspaceAuth } from "../../adapters/http/decisions/Auth.ts"
+import { ContextSignatureAuth } from "../../adapters/http/hub/ContextApi.ts"
+import { IdempotencyOptional, IdempotencyRequired } from "../../adapters/http/IdempotencyMiddleware.ts"
+import { TasksApiAuth } from "../../adapters/http/tasks/Auth.ts"
 
 const documents = {
   hub: openApiDocument(HubApi),
   decisions: openApiDocument(DecisionsApi),
   tasks: openApiDocument(TasksApi)
+}
+
+const apis = { hub: HubApi, decisions: DecisionsApi, tasks: TasksApi }
+
+interface Parameter {
+  readonly name: string
+  readonly in: string
+  readonly required?: boolean
+}
+
+/** Every operation of a contract with the middleware keys of its endpoint and its documented header parameters. */
+const operationsOf = (service: keyof typeof apis) => {
+  const byId = new Map<string, ReadonlyArray<Parameter>>()
+  for (const item of Object.values(documents[service].paths)) {
+    for (const operation of Object.values(item as Record<string, unknown>)) {
+      if (typeof operation === "object" && operation !== null && "operationId" in operation) {
+        const { operationId, parameters } = operation as { operationId: string; parameters?: Array<Parameter> }
+        byId.set(operationId, parameters ?? [])
+      }
+    }
+  }
+  const groups = (apis[service] as unknown as { groups: Record<string, { endpoints: Record<string, unknown> }> }).groups
+  return Object.entries(groups).flatMap(([groupName, group]) =>
+    Object.entries(group.endpoints).map(([name, endpoint]) => {
+      const id = `${groupName}.${name}`
+      const middlewares = [...(endpoint as { middlewares: ReadonlySet<{ key: string }> }).middlewares].map((m) => m.key)
+      const headers = (byId.get(id) ?? []).filter((p) => p.in === "header")
+      return { id, middlewares, header: (name: string) => headers.find((p) => p.name === name) }
+    })
+  )
 }
 
 describe("the OpenAPI documents", () => {
@@ -65,6 +99,52 @@ describe("the OpenAPI documents", () => {
     assert.deepStrictEqual(schemas["DecisionCreate"].required, ["title", "roleSlug", "options"])
     assert.deepStrictEqual(schemas["Decision"].properties.expiresAt, { type: "string" })
     assert.notInclude(JSON.stringify(schemas["DecisionCreate"]), '"null"')
+  })
+
+  it("declares Idempotency-Key on every mutation that honours it, required where it is required", () => {
+    let mutations = 0
+    for (const service of ["hub", "decisions", "tasks"] as const) {
+      for (const operation of operationsOf(service)) {
+        const required = operation.middlewares.includes(IdempotencyRequired.key)
+        const optional = operation.middlewares.includes(IdempotencyOptional.key)
+        if (!required && !optional) continue
+        mutations++
+        const header = operation.header("idempotency-key")
+        assert.isDefined(header, `${service} ${operation.id}`)
+        assert.strictEqual(header?.required, required, `${service} ${operation.id}`)
+      }
+    }
+    assert.isAbove(mutations, 50)
+  })
+
+  it("declares the credential headers each plane reads", () => {
+    const expect = (
+      service: keyof typeof apis,
+      middleware: string,
+      headers: ReadonlyArray<readonly [name: string, required: boolean]>
+    ) => {
+      const operations = operationsOf(service).filter((operation) => operation.middlewares.includes(middleware))
+      assert.isNotEmpty(operations, middleware)
+      for (const operation of operations) {
+        for (const [name, required] of headers) {
+          assert.strictEqual(operation.header(name)?.required, required, `${service} ${operation.id} ${name}`)
+        }
+      }
+    }
+    expect("decisions", WorkspaceAuth.key, [
+      ["x-decisions-api-key", true],
+      ["x-workspace-token", true]
+    ])
+    expect("tasks", TasksApiAuth.key, [["x-api-key", false]])
+    expect("hub", ContextSignatureAuth.key, [
+      ["x-workspace-service-id", true],
+      ["x-platform-timestamp", true],
+      ["x-platform-signature", true]
+    ])
+    const ingest = operationsOf("hub").find((operation) => operation.id === "eventIngest.deliver")
+    for (const name of ["x-platform-signature", "x-platform-timestamp", "x-platform-event-id"]) {
+      assert.strictEqual(ingest?.header(name)?.required, false, name)
+    }
   })
 
   it("the validator refuses a broken document (so the checks above can fail)", async () => {

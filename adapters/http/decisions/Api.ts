@@ -1,3 +1,4 @@
+import { DecisionsWorkspaceHeaders, IdempotencyKeyOptional, IdempotencyKeyRequired } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DecisionCreate } from "../../../core/decisions/Decision.ts"
@@ -49,6 +50,7 @@ const created = <S extends Schema.Top>(schema: S) => schema.pipe(HttpApiSchema.s
 export class CallerGroup extends HttpApiGroup.make("caller")
   .add(
     HttpApiEndpoint.post("create", "/api/v1/decisions", {
+      headers: IdempotencyKeyRequired,
       payload: DecisionCreate,
       success: created(DecisionEnvelope),
       error: mutationErrors
@@ -71,12 +73,14 @@ export class CallerGroup extends HttpApiGroup.make("caller")
     }),
     HttpApiEndpoint.post("infoResponse", "/api/v1/decisions/:id/info-response", {
       params: idParam,
+      headers: IdempotencyKeyOptional,
       payload: InfoResponseBody,
       success: DecisionEnvelope,
       error: mutationErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("cancel", "/api/v1/decisions/:id/cancel", {
       params: idParam,
+      headers: IdempotencyKeyOptional,
       success: DecisionEnvelope,
       error: mutationErrors
     }).middleware(IdempotencyOptional)
@@ -93,41 +97,48 @@ const workspace = OpenApi.annotations({
 export class WorkspaceDecisionsGroup extends HttpApiGroup.make("workspaceDecisions")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/workspace/decisions", {
+      headers: DecisionsWorkspaceHeaders,
       query: { ...ListQuery, scope: Schema.optionalKey(WorkspaceScope) },
       success: DecisionListEnvelope,
       error: readErrors
     }),
     HttpApiEndpoint.get("get", "/api/v1/workspace/decisions/:id", {
       params: idParam,
+      headers: DecisionsWorkspaceHeaders,
       success: DecisionEnvelope,
       error: readErrors
     }),
     HttpApiEndpoint.post("choose", "/api/v1/workspace/decisions/:id/choose", {
       params: idParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: ChooseBody,
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("decline", "/api/v1/workspace/decisions/:id/decline", {
       params: idParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: DeclineBody,
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("askInfo", "/api/v1/workspace/decisions/:id/info-requests", {
       params: idParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: InfoRequestBody,
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("route", "/api/v1/workspace/decisions/:id/route", {
       params: idParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: RouteBody,
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("retryAction", "/api/v1/workspace/decisions/:id/actions/:actionId/retry", {
       params: { ...idParam, actionId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) },
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: DecisionEnvelope,
       error: [...mutationErrors, E.forbidden]
     })
@@ -146,36 +157,46 @@ const adminErrors = [...mutationErrors, E.forbidden]
 /** Decision roles and their holders (org admins change them; every member may read). */
 export class WorkspaceRolesGroup extends HttpApiGroup.make("workspaceRoles")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/workspace/roles", { success: RoleListEnvelope, error: readErrors }),
+    HttpApiEndpoint.get("list", "/api/v1/workspace/roles", {
+      headers: DecisionsWorkspaceHeaders,
+      success: RoleListEnvelope,
+      error: readErrors
+    }),
     HttpApiEndpoint.post("create", "/api/v1/workspace/roles", {
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: RoleCreate,
       success: created(RoleEnvelope),
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.patch("update", "/api/v1/workspace/roles/:slug", {
       params: slugParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: RoleUpdate,
       success: RoleEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("archive", "/api/v1/workspace/roles/:slug/archive", {
       params: slugParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: RoleEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("assignments", "/api/v1/workspace/roles/:slug/assignments", {
       params: slugParam,
+      headers: DecisionsWorkspaceHeaders,
       success: AssignmentListEnvelope,
       error: readErrors
     }),
     HttpApiEndpoint.post("assign", "/api/v1/workspace/roles/:slug/assignments", {
       params: slugParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: AssignmentCreate,
       success: created(AssignmentListEnvelope),
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.delete("unassign", "/api/v1/workspace/roles/:slug/assignments/:email", {
       params: { ...slugParam, email: Schema.String.check(Schema.isMinLength(3), Schema.isMaxLength(254)) },
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: AssignmentListEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional)
@@ -189,21 +210,25 @@ const keyParam = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLe
 export class WorkspaceKeysGroup extends HttpApiGroup.make("workspaceKeys")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/workspace/keys", {
+      headers: DecisionsWorkspaceHeaders,
       success: KeyListEnvelope,
       error: [...readErrors, E.forbidden]
     }),
     HttpApiEndpoint.post("create", "/api/v1/workspace/keys", {
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: KeyCreate,
       success: created(KeyCreatedEnvelope),
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("rotate", "/api/v1/workspace/keys/:id/rotate", {
       params: keyParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: KeyCreatedEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("revoke", "/api/v1/workspace/keys/:id/revoke", {
       params: keyParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: KeyEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional)
@@ -216,30 +241,39 @@ const templateParam = { slug: Schema.String.check(Schema.isMinLength(1), Schema.
 /** Templates (org admins keep them; members read and raise them). */
 export class WorkspaceTemplatesGroup extends HttpApiGroup.make("workspaceTemplates")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/workspace/templates", { success: TemplateListEnvelope, error: readErrors }),
+    HttpApiEndpoint.get("list", "/api/v1/workspace/templates", {
+      headers: DecisionsWorkspaceHeaders,
+      success: TemplateListEnvelope,
+      error: readErrors
+    }),
     HttpApiEndpoint.post("create", "/api/v1/workspace/templates", {
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: TemplateCreate,
       success: created(TemplateEnvelope),
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("get", "/api/v1/workspace/templates/:slug", {
       params: templateParam,
+      headers: DecisionsWorkspaceHeaders,
       success: TemplateEnvelope,
       error: readErrors
     }),
     HttpApiEndpoint.patch("update", "/api/v1/workspace/templates/:slug", {
       params: templateParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: TemplateUpdate,
       success: TemplateEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("archive", "/api/v1/workspace/templates/:slug/archive", {
       params: templateParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: TemplateEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("raise", "/api/v1/workspace/templates/:slug/raise", {
       params: templateParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: TemplateRaise,
       success: created(DecisionEnvelope),
       error: mutationErrors
@@ -253,6 +287,7 @@ export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
   .add(
     HttpApiEndpoint.post("raise", "/api/v1/templates/:slug/raise", {
       params: templateParam,
+      headers: IdempotencyKeyRequired,
       payload: TemplateRaise,
       success: created(DecisionEnvelope),
       error: mutationErrors
@@ -265,6 +300,7 @@ export class CallerTemplatesGroup extends HttpApiGroup.make("callerTemplates")
 export class CallerWebhooksGroup extends HttpApiGroup.make("callerWebhooks")
   .add(
     HttpApiEndpoint.post("register", "/api/v1/webhooks", {
+      headers: IdempotencyKeyOptional,
       payload: WebhookCreate,
       success: created(WebhookCreatedEnvelope),
       error: mutationErrors
@@ -276,16 +312,19 @@ export class CallerWebhooksGroup extends HttpApiGroup.make("callerWebhooks")
 export class WorkspaceWebhooksGroup extends HttpApiGroup.make("workspaceWebhooks")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/workspace/webhooks", {
+      headers: DecisionsWorkspaceHeaders,
       success: WebhookListEnvelope,
       error: [...readErrors, E.forbidden]
     }),
     HttpApiEndpoint.post("disable", "/api/v1/workspace/webhooks/:id/disable", {
       params: keyParam,
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       success: WebhookEnvelope,
       error: adminErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.get("deliveries", "/api/v1/workspace/webhooks/:id/deliveries", {
       params: keyParam,
+      headers: DecisionsWorkspaceHeaders,
       query: { limit: ListQuery.limit },
       success: WebhookDeliveryListEnvelope,
       error: [...readErrors, E.forbidden]
@@ -298,10 +337,12 @@ export class WorkspaceWebhooksGroup extends HttpApiGroup.make("workspaceWebhooks
 export class WorkspaceIntegrationsGroup extends HttpApiGroup.make("workspaceIntegrations")
   .add(
     HttpApiEndpoint.get("recordStore", "/api/v1/workspace/integrations/record-store", {
+      headers: DecisionsWorkspaceHeaders,
       success: RecordStoreStatusEnvelope,
       error: [...readErrors, E.forbidden]
     }),
     HttpApiEndpoint.put("setRecordStore", "/api/v1/workspace/integrations/record-store", {
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: RecordStoreCredentialsBody,
       success: RecordStoreStatusEnvelope,
       error: [...adminErrors, E.notConfigured]

@@ -1,3 +1,4 @@
+import { DecisionsWorkspaceHeaders, IdempotencyKeyOptional } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ActionValuesBody } from "../../../core/decisions/pages/ActionValues.ts"
@@ -74,9 +75,14 @@ const readErrors = [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.rat
  */
 export class DecisionsPagesGroup extends HttpApiGroup.make("pages")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/pages", { success: PageListEnvelope, error: readErrors }),
+    HttpApiEndpoint.get("list", "/api/v1/pages", {
+      headers: DecisionsWorkspaceHeaders,
+      success: PageListEnvelope,
+      error: readErrors
+    }),
     HttpApiEndpoint.get("get", "/api/v1/pages/:id", {
       params: { id: PageId },
+      headers: DecisionsWorkspaceHeaders,
       query: { cursor: ListQuery.cursor, status: ListQuery.status },
       success: PageEnvelope,
       error: readErrors
@@ -86,6 +92,7 @@ export class DecisionsPagesGroup extends HttpApiGroup.make("pages")
     ),
     HttpApiEndpoint.post("act", "/api/v1/actions/:actionId", {
       params: { actionId: ActionIdParam },
+      headers: { ...DecisionsWorkspaceHeaders, ...IdempotencyKeyOptional },
       payload: ActionValuesBody,
       success: ActionResultEnvelope,
       error: [...readErrors, E.conflict, E.payloadTooLarge, E.notConfigured]
@@ -95,9 +102,22 @@ export class DecisionsPagesGroup extends HttpApiGroup.make("pages")
         OpenApi.Description,
         "Run an action a page offered, with the form's values (`{}` for a button). Honours `Idempotency-Key`."
       ),
-    HttpApiEndpoint.get("summary", "/api/v1/summary", { success: SummaryEnvelope, error: readErrors }),
-    HttpApiEndpoint.get("activity", "/api/v1/activity", { success: ActivityEnvelope, error: readErrors }),
-    HttpApiEndpoint.get("search", "/api/v1/search", { query: SearchQuery, success: SearchEnvelope, error: readErrors })
+    HttpApiEndpoint.get("summary", "/api/v1/summary", {
+      headers: DecisionsWorkspaceHeaders,
+      success: SummaryEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.get("activity", "/api/v1/activity", {
+      headers: DecisionsWorkspaceHeaders,
+      success: ActivityEnvelope,
+      error: readErrors
+    }),
+    HttpApiEndpoint.get("search", "/api/v1/search", {
+      headers: DecisionsWorkspaceHeaders,
+      query: SearchQuery,
+      success: SearchEnvelope,
+      error: readErrors
+    })
   )
   .middleware(WorkspaceAuth)
   .annotateMerge(

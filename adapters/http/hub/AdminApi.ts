@@ -1,3 +1,4 @@
+import { IdempotencyKeyOptional } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { FlagNames, OrgRoles, OrgStatuses } from "../../../core/hub/Directory.ts"
@@ -185,6 +186,7 @@ const writeErrors = [...readErrors, E.conflict, E.payloadTooLarge]
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createOrg", "/api/v1/admin/orgs", {
+      headers: IdempotencyKeyOptional,
       payload: OrgCreateBody,
       success: created(OrgView),
       error: writeErrors
@@ -196,6 +198,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     }).annotate(OpenApi.Description, "An organization with its status, roster and installations."),
     HttpApiEndpoint.patch("updateOrg", "/api/v1/admin/orgs/:orgId", {
       params: orgParam,
+      headers: IdempotencyKeyOptional,
       payload: OrgPatchBody,
       success: OrgView,
       error: writeErrors
@@ -206,29 +209,34 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         "Set the tier, archive or unarchive, merge (or undo a merge with null), delete. Status: merged > archived > active; deleted beats all."
       ),
     HttpApiEndpoint.post("createUser", "/api/v1/admin/users", {
+      headers: IdempotencyKeyOptional,
       payload: UserCreateBody,
       success: created(envelope("UserEnvelope", Schema.Struct({ user: User }))),
       error: writeErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("addMember", "/api/v1/admin/orgs/:orgId/members", {
       params: orgParam,
+      headers: IdempotencyKeyOptional,
       payload: MemberAddBody,
       success: created(MemberEnvelope),
       error: writeErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.patch("updateMember", "/api/v1/admin/orgs/:orgId/members/:email", {
       params: memberParams,
+      headers: IdempotencyKeyOptional,
       payload: MemberPatchBody,
       success: MemberEnvelope,
       error: writeErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.delete("removeMember", "/api/v1/admin/orgs/:orgId/members/:email", {
       params: memberParams,
+      headers: IdempotencyKeyOptional,
       success: envelope("MemberRemovedEnvelope", Schema.Struct({ removed: Schema.Literal(true) })),
       error: writeErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.put("install", "/api/v1/admin/orgs/:orgId/installations/:serviceId", {
       params: installationParams,
+      headers: IdempotencyKeyOptional,
       payload: InstallationBody,
       success: envelope("InstallationEnvelope", Schema.Struct({ installation: Installation })),
       error: writeErrors
@@ -240,11 +248,13 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       ),
     HttpApiEndpoint.delete("uninstall", "/api/v1/admin/orgs/:orgId/installations/:serviceId", {
       params: installationParams,
+      headers: IdempotencyKeyOptional,
       success: envelope("InstallationEnvelope", Schema.Struct({ installation: Installation })),
       error: writeErrors
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.put("setFlag", "/api/v1/admin/flags/:name", {
       params: { name: Schema.Literals(FlagNames) },
+      headers: IdempotencyKeyOptional,
       payload: FlagBody,
       success: envelope("FlagEnvelope", Schema.Struct({ flag: Flag })),
       error: writeErrors
@@ -252,6 +262,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .middleware(IdempotencyOptional)
       .annotate(OpenApi.Description, "Set a flag globally, or for one organization with `orgId`."),
     HttpApiEndpoint.post("registerService", "/api/v1/admin/services", {
+      headers: IdempotencyKeyOptional,
       payload: ServiceRegisterBody,
       success: created(
         envelope("ServiceRegisteredEnvelope", Schema.Struct({ service: Service, credentials: Credentials }))
@@ -271,6 +282,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     }),
     HttpApiEndpoint.post("rotateCredential", "/api/v1/admin/services/:id/credentials/:kind/rotate", {
       params: { ...serviceParam, kind: Schema.Literals(CredentialKinds) },
+      headers: IdempotencyKeyOptional,
       success: envelope(
         "CredentialRotatedEnvelope",
         Schema.Struct({ service: Service, kind: Schema.Literals(CredentialKinds), value: Schema.String })
@@ -281,6 +293,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Description, "A new value, shown once; the old one stops working at once."),
     HttpApiEndpoint.post("promoteService", "/api/v1/admin/services/:id/promote", {
       params: serviceParam,
+      headers: IdempotencyKeyOptional,
       success: ServiceEnvelope,
       error: [...writeErrors, E.forbidden]
     })
@@ -288,6 +301,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Description, "Draft or suspended to live; 403 without a passing conformance report."),
     HttpApiEndpoint.post("suspendService", "/api/v1/admin/services/:id/suspend", {
       params: serviceParam,
+      headers: IdempotencyKeyOptional,
       success: ServiceEnvelope,
       error: writeErrors
     }).middleware(IdempotencyOptional),

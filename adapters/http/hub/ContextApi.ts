@@ -1,3 +1,4 @@
+import { PlatformSignatureHeaders } from "../ContractHeaders.ts"
 import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { ContextCaller } from "../../../core/hub/ContextKeys.ts"
@@ -85,6 +86,7 @@ const describe = OpenApi.annotations({
 export class SubjectContextGroup extends HttpApiGroup.make("subjectContext")
   .add(
     HttpApiEndpoint.get("get", "/api/v1/subject-context", {
+      headers: PlatformSignatureHeaders,
       query: { email: Email },
       success: Data(SubjectContextSchema).annotate({ identifier: "SubjectContextEnvelope" }),
       error: [E.badRequest, E.unauthorized, E.notFound, E.rateLimited, E.internal, E.notConfigured]

@@ -1,3 +1,4 @@
+import { IdempotencyKeyOptional } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DeliveryChannels, DeliveryStatuses } from "../../../core/hub/Deliveries.ts"
@@ -131,6 +132,7 @@ export class EventCatalogGroup extends HttpApiGroup.make("eventCatalog")
 export class EventsAdminGroup extends HttpApiGroup.make("eventsAdmin")
   .add(
     HttpApiEndpoint.post("addCatalogType", "/api/v1/admin/event-catalog", {
+      headers: IdempotencyKeyOptional,
       payload: CatalogAddBody,
       success: envelope("EventCatalogEntryEnvelope", EventCatalogEntrySchema).pipe(HttpApiSchema.status(201)),
       error: [E.badRequest, E.unauthorized, E.notConfigured]
@@ -163,6 +165,7 @@ export class EventsAdminGroup extends HttpApiGroup.make("eventsAdmin")
     ),
     HttpApiEndpoint.put("userPreferences", "/api/v1/admin/users/:email/preferences", {
       params: { email: Email },
+      headers: IdempotencyKeyOptional,
       payload: PreferencesUpdate,
       success: envelope(
         "UserPreferencesEnvelope",

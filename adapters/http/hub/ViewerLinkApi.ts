@@ -1,3 +1,4 @@
+import { PlatformSignatureHeaders } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Data, Email } from "../../../core/kernel/index.ts"
@@ -37,6 +38,7 @@ export const ViewerLinkSchema = Schema.Struct({
 export class ViewerLinkGroup extends HttpApiGroup.make("viewerLink")
   .add(
     HttpApiEndpoint.post("issue", "/api/v1/service-data/viewer-link", {
+      headers: PlatformSignatureHeaders,
       payload: ViewerLinkRequest,
       success: Data(ViewerLinkSchema).annotate({ identifier: "ViewerLinkEnvelope" }),
       error: [E.badRequest, E.unauthorized, E.rateLimited, E.notConfigured]

@@ -1,3 +1,4 @@
+import { IdempotencyKeyOptional, TasksApiKeyHeaders } from "../ContractHeaders.ts"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { reportAllIssues } from "../ParseOptions.ts"
@@ -61,59 +62,83 @@ export class TasksSignInGroup extends HttpApiGroup.make("signIn").add(
 
 export class TasksGroup extends HttpApiGroup.make("tasks")
   .add(
-    HttpApiEndpoint.get("inbox", "/api/tasks", { success: S.TaskList, error: reads }),
-    HttpApiEndpoint.get("mine", "/api/tasks/mine", { success: S.TaskList, error: reads }),
-    HttpApiEndpoint.get("sent", "/api/tasks/sent", { success: S.TaskList, error: reads }),
-    HttpApiEndpoint.get("search", "/api/tasks/search", { query: S.SearchQuery, success: S.TaskList, error: reads }),
-    HttpApiEndpoint.get("history", "/api/tasks/history", { query: S.HistoryQuery, success: S.TaskList, error: reads }),
-    HttpApiEndpoint.get("get", "/api/tasks/:id", { params: id, success: S.OneTask, error: reads }),
+    HttpApiEndpoint.get("inbox", "/api/tasks", { headers: TasksApiKeyHeaders, success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("mine", "/api/tasks/mine", { headers: TasksApiKeyHeaders, success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("sent", "/api/tasks/sent", { headers: TasksApiKeyHeaders, success: S.TaskList, error: reads }),
+    HttpApiEndpoint.get("search", "/api/tasks/search", {
+      headers: TasksApiKeyHeaders,
+      query: S.SearchQuery,
+      success: S.TaskList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("history", "/api/tasks/history", {
+      headers: TasksApiKeyHeaders,
+      query: S.HistoryQuery,
+      success: S.TaskList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("get", "/api/tasks/:id", {
+      params: id,
+      success: S.OneTask,
+      headers: TasksApiKeyHeaders,
+      error: reads
+    }),
     HttpApiEndpoint.post("create", "/api/tasks", {
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.CreateTaskBody,
       success: S.TaskCreated,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("bulk", "/api/tasks/bulk", {
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.BulkBody,
       success: S.BulkResult,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.patch("update", "/api/tasks/:id", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.PatchTaskBody,
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("accept", "/api/tasks/:id/accept", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.AcceptBody,
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("reject", "/api/tasks/:id/reject", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.RejectBody,
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("needsInfo", "/api/tasks/:id/needs-info", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.NeedsInfoBody,
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("archive", "/api/tasks/:id/archive", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("delegate", "/api/tasks/:id/delegate", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.DelegateBody,
       success: S.OneTask,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("shortlink", "/api/tasks/:id/shortlink", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       success: S.ShortLink,
       error: writes
     }).middleware(IdempotencyOptional)
@@ -123,19 +148,26 @@ export class TasksGroup extends HttpApiGroup.make("tasks")
 
 export class ProposalsGroup extends HttpApiGroup.make("proposals")
   .add(
-    HttpApiEndpoint.get("list", "/api/proposals", { success: S.ProposalList, error: reads }),
+    HttpApiEndpoint.get("list", "/api/proposals", {
+      headers: TasksApiKeyHeaders,
+      success: S.ProposalList,
+      error: reads
+    }),
     HttpApiEndpoint.post("create", "/api/proposals", {
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.ProposalBody,
       success: S.ProposalCreated,
       error: writes
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("accept", "/api/proposals/:id/accept", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       success: S.ProposalAccepted,
       error: [...writes, E.forbidden, E.conflict]
     }).middleware(IdempotencyOptional),
     HttpApiEndpoint.post("reject", "/api/proposals/:id/reject", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.ProposalRejectBody,
       success: S.OneProposal,
       error: [...writes, E.forbidden, E.conflict]
@@ -147,49 +179,81 @@ export class ProposalsGroup extends HttpApiGroup.make("proposals")
 export class DirectoryGroup extends HttpApiGroup.make("directory")
   .add(
     HttpApiEndpoint.get("searchProjects", "/api/projects", {
+      headers: TasksApiKeyHeaders,
       query: { q: Schema.optionalKey(Schema.String) },
       success: S.ProjectSearch,
       error: reads
     }),
-    HttpApiEndpoint.get("myProjects", "/api/projects/mine", { success: S.ProjectList, error: reads }),
-    HttpApiEndpoint.get("project", "/api/projects/:id", { params: id, success: S.ProjectDetail, error: reads }),
+    HttpApiEndpoint.get("myProjects", "/api/projects/mine", {
+      headers: TasksApiKeyHeaders,
+      success: S.ProjectList,
+      error: reads
+    }),
+    HttpApiEndpoint.get("project", "/api/projects/:id", {
+      params: id,
+      success: S.ProjectDetail,
+      headers: TasksApiKeyHeaders,
+      error: reads
+    }),
     HttpApiEndpoint.patch("updateProject", "/api/projects/:id", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.ProjectPatchBody,
       success: S.OneProject,
       error: writes
     }).middleware(IdempotencyOptional),
-    HttpApiEndpoint.get("clients", "/api/clients", { success: S.ClientList, error: reads }),
+    HttpApiEndpoint.get("clients", "/api/clients", {
+      headers: TasksApiKeyHeaders,
+      success: S.ClientList,
+      error: reads
+    }),
     HttpApiEndpoint.get("searchClients", "/api/clients/search", {
+      headers: TasksApiKeyHeaders,
       query: { q: Schema.optionalKey(Schema.String) },
       success: S.ClientList,
       error: reads
     }),
     HttpApiEndpoint.get("outcomes", "/api/outcomes", {
+      headers: TasksApiKeyHeaders,
       query: { projectId: Schema.optionalKey(Schema.String) },
       success: S.OutcomeList,
       error: reads
     }),
     HttpApiEndpoint.get("recentMeetings", "/api/meetings/recent", {
+      headers: TasksApiKeyHeaders,
       query: S.MeetingsQuery,
       success: S.MeetingList,
       error: reads
     }),
-    HttpApiEndpoint.get("pendingMeetings", "/api/meetings/pending", { success: S.MeetingList, error: reads })
+    HttpApiEndpoint.get("pendingMeetings", "/api/meetings/pending", {
+      headers: TasksApiKeyHeaders,
+      success: S.MeetingList,
+      error: reads
+    })
   )
   .middleware(TasksApiAuth)
   .annotateMerge(apiKey) {}
 
 export class SettingsGroup extends HttpApiGroup.make("settings")
   .add(
-    HttpApiEndpoint.get("get", "/api/settings", { success: S.SettingsAnswer, error: reads }),
+    HttpApiEndpoint.get("get", "/api/settings", {
+      headers: TasksApiKeyHeaders,
+      success: S.SettingsAnswer,
+      error: reads
+    }),
     HttpApiEndpoint.patch("update", "/api/settings", {
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.SettingsPatchBody,
       success: S.SettingsAnswer,
       error: writes
     }).middleware(IdempotencyOptional),
-    HttpApiEndpoint.get("listKeys", "/api/settings/api-keys", { success: S.ApiKeyList, error: reads }),
+    HttpApiEndpoint.get("listKeys", "/api/settings/api-keys", {
+      headers: TasksApiKeyHeaders,
+      success: S.ApiKeyList,
+      error: reads
+    }),
     HttpApiEndpoint.post("createKey", "/api/settings/api-keys", {
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.ApiKeyCreateBody,
       success: S.ApiKeyCreated,
       error: writes
@@ -198,6 +262,7 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
       .annotate(OpenApi.Description, "Generates a key; the secret (`key`) is shown in this answer only."),
     HttpApiEndpoint.delete("revokeKey", "/api/settings/api-keys/:id", {
       params: id,
+      headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       success: S.Ok,
       error: writes
     }).middleware(IdempotencyOptional)
