@@ -1,7 +1,32 @@
 import { Cause, Effect, Option, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { SqlError } from "effect/sql"
-import { failure, statusOf, type ErrorCode, type Readiness } from "../../core/kernel/index.ts"
+import type {
+  InvalidActionTransition,
+  InvalidTransition,
+  UnknownRole,
+  UnknownTemplate
+} from "../../core/decisions/Errors.ts"
+import type { InvalidJson, UnknownEventType } from "../../core/hub/EventIngest.ts"
+import type { EmbedNotConsented, ServiceRefused } from "../../core/hub/Workspace.ts"
+import type { IdempotencyConflict } from "../../core/idempotency/Idempotency.ts"
+import {
+  failure,
+  isErrorCode,
+  statusOf,
+  type Conflict,
+  type ErrorCode,
+  type Forbidden,
+  type NotConfigured,
+  type NotFound,
+  type PayloadTooLarge,
+  type RateLimited,
+  type Readiness,
+  type Unauthorized,
+  type Unavailable,
+  type UpstreamError,
+  type ValidationError
+} from "../../core/kernel/index.ts"
 
 /** The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise. */
 export const errorResponse = (
@@ -27,68 +52,149 @@ export type CodeDialect = "hub" | "decisions"
 export const validationCode = (dialect: CodeDialect): ErrorCode =>
   dialect === "decisions" ? "validation_error" : "VALIDATION_ERROR"
 
+/** Every domain error the envelope dialects answer, by service. */
+export type KernelError =
+  | ValidationError
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | PayloadTooLarge
+  | RateLimited
+  | NotConfigured
+  | UpstreamError
+  | Unavailable
+  | IdempotencyConflict
+
+export type HubDomainError = KernelError | InvalidJson | UnknownEventType | ServiceRefused | EmbedNotConsented
+export type DecisionsDomainError =
+  KernelError | UnknownRole | UnknownTemplate | InvalidTransition | InvalidActionTransition
+
+/** Every error an envelope dialect answers. */
+export type EnvelopeError = HubDomainError | DecisionsDomainError
+
 /**
- * Turns the platform's domain errors (core/kernel/Errors.ts) into envelope responses. Anything else is
- * unexpected: logged with its cause, answered as INTERNAL_ERROR with no detail.
+ * One answer per error tag: a mapping that leaves a tag out does not compile, so a new domain error is mapped
+ * on purpose rather than answered 500.
  */
-export const domainErrorResponse = (
+export type ErrorAnswers<E extends { readonly _tag: string }, Context> = {
+  readonly [Tag in E["_tag"]]: (
+    error: Extract<E, { readonly _tag: Tag }>,
+    context: Context
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+}
+
+/** Applies the answer for the error's tag. */
+export const answerWith = <E extends { readonly _tag: string }, Context>(
+  answers: ErrorAnswers<E, Context>,
+  error: E,
+  context: Context
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  (
+    answers[error._tag as E["_tag"]] as (
+      error: E,
+      context: Context
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  )(error, context)
+
+const given = (message: string | undefined) => (message !== undefined && message.length > 0 ? message : undefined)
+
+/** The envelope answer of each domain error, in the hub's and the decisions service's spellings. */
+export const envelopeAnswers: ErrorAnswers<EnvelopeError, CodeDialect> = {
+  ValidationError: (e, dialect) =>
+    Effect.succeed(
+      errorResponse(validationCode(dialect), {
+        message: given(e.message),
+        details: e.details
+      })
+    ),
+  Unauthorized: () => Effect.succeed(errorResponse("UNAUTHORIZED")),
+  Forbidden: (e) => Effect.succeed(errorResponse("FORBIDDEN", { message: given(e.message) })),
+  NotFound: (e) => Effect.succeed(errorResponse("NOT_FOUND", { message: given(e.message) })),
+  Conflict: (e) => Effect.succeed(errorResponse("CONFLICT", { message: given(e.message) })),
+  PayloadTooLarge: (e, dialect) =>
+    Effect.succeed(
+      errorResponse(dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE", {
+        details: { limitBytes: e.limitBytes }
+      })
+    ),
+  RateLimited: (e) =>
+    Effect.succeed(errorResponse("RATE_LIMITED", { headers: { "retry-after": String(e.retryAfterSeconds) } })),
+  NotConfigured: (e) => Effect.succeed(errorResponse("NOT_CONFIGURED", { message: given(e.message) })),
+  UpstreamError: (e) => Effect.as(logCause(e), errorResponse("UPSTREAM_ERROR")),
+  Unavailable: (e) => Effect.as(logCause(e), errorResponse("UNAVAILABLE")),
+  IdempotencyConflict: () => Effect.succeed(errorResponse("idempotency_conflict")),
+  UnknownRole: (e) => Effect.succeed(errorResponse("unknown_role", { details: { validRoles: e.validRoles } })),
+  UnknownTemplate: (e) =>
+    Effect.succeed(errorResponse("unknown_template", { details: { validTemplates: e.validTemplates } })),
+  InvalidTransition: (e) =>
+    Effect.succeed(
+      errorResponse("invalid_transition", {
+        message: `That is not allowed while the decision is ${e.status.replace("_", " ")}.`,
+        details: { status: e.status }
+      })
+    ),
+  InvalidActionTransition: (e) =>
+    Effect.succeed(
+      errorResponse("invalid_transition", {
+        message: `That is not allowed while the action is ${e.status.replace(/_/g, " ")}.`,
+        details: { actionStatus: e.status }
+      })
+    ),
+  InvalidJson: () => Effect.succeed(errorResponse("INVALID_JSON")),
+  UnknownEventType: () =>
+    Effect.succeed(
+      errorResponse("UNKNOWN_EVENT_TYPE", {
+        details: [{ in: "body", field: "type", message: "is not in the event catalog" }]
+      })
+    ),
+  EmbedNotConsented: () => Effect.succeed(errorResponse("EMBED_NOT_CONSENTED")),
+  ServiceRefused: (e) => Effect.succeed(refused(e))
+}
+
+const byStatus: Record<number, ErrorCode> = {
+  400: "VALIDATION_ERROR",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  422: "VALIDATION_ERROR",
+  429: "RATE_LIMITED"
+}
+
+/**
+ * A service's refusal relayed by the hub's workspace with its status: its code when the taxonomy knows it,
+ * its message and details as the service gave them.
+ */
+const refused = (error: ServiceRefused) => {
+  const code: ErrorCode = isErrorCode(error.code) ? error.code : (byStatus[error.status] ?? "VALIDATION_ERROR")
+  return errorResponse(code, {
+    status: error.status,
+    message: error.message,
+    details: error.details,
+    ...(error.status === 429 ? { headers: { "retry-after": "60" } } : {})
+  })
+}
+
+/** A hub use case's failure as the hub's envelope (`VALIDATION_ERROR`, `NOT_FOUND`, ...). */
+export const hubErrorResponse = (error: HubDomainError) => answerWith(envelopeAnswers, error, "hub")
+
+/** A decisions use case's failure as the decisions envelope (`validation_error`, `invalid_transition`, ...). */
+export const decisionsErrorResponse = (error: DecisionsDomainError) => answerWith(envelopeAnswers, error, "decisions")
+
+const isEnvelopeError = (error: unknown): error is EnvelopeError =>
+  Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" && Object.hasOwn(envelopeAnswers, error._tag)
+
+/**
+ * A failure whose type is not known (a tool's error, a defect): a domain error is answered as its mapping says;
+ * a database connection failure is UNAVAILABLE; anything else is logged and answered INTERNAL_ERROR with no
+ * detail.
+ */
+export const failureResponse = (
   error: unknown,
-  dialect: CodeDialect = "hub"
+  dialect: CodeDialect
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  if (Predicate.hasProperty(error, "_tag")) {
-    const e = error as { readonly _tag: string } & Record<string, unknown>
-    const message = typeof e.message === "string" && e.message.length > 0 ? e.message : undefined
-    switch (e._tag) {
-      case "ValidationError":
-        return Effect.succeed(errorResponse(validationCode(dialect), { message, details: e.details }))
-      case "Unauthorized":
-        return Effect.succeed(errorResponse("UNAUTHORIZED"))
-      case "Forbidden":
-        return Effect.succeed(errorResponse("FORBIDDEN", { message }))
-      case "NotFound":
-        return Effect.succeed(errorResponse("NOT_FOUND", { message }))
-      case "Conflict":
-        return Effect.succeed(errorResponse("CONFLICT", { message }))
-      case "PayloadTooLarge":
-        return Effect.succeed(
-          errorResponse(dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE", {
-            details: { limitBytes: e.limitBytes }
-          })
-        )
-      case "RateLimited":
-        return Effect.succeed(
-          errorResponse("RATE_LIMITED", { headers: { "retry-after": String(e.retryAfterSeconds) } })
-        )
-      case "NotConfigured":
-        return Effect.succeed(errorResponse("NOT_CONFIGURED", { message }))
-      case "UpstreamError":
-        return Effect.as(logCause(error), errorResponse("UPSTREAM_ERROR"))
-      case "Unavailable":
-        return Effect.as(logCause(error), errorResponse("UNAVAILABLE"))
-      case "UnknownRole":
-        return Effect.succeed(errorResponse("unknown_role", { details: { validRoles: e.validRoles } }))
-      case "UnknownTemplate":
-        return Effect.succeed(errorResponse("unknown_template", { details: { validTemplates: e.validTemplates } }))
-      case "InvalidTransition":
-        return Effect.succeed(
-          errorResponse("invalid_transition", {
-            message: `That is not allowed while the decision is ${String(e.status).replace("_", " ")}.`,
-            details: { status: e.status }
-          })
-        )
-      case "InvalidActionTransition":
-        return Effect.succeed(
-          errorResponse("invalid_transition", {
-            message: `That is not allowed while the action is ${String(e.status).replace(/_/g, " ")}.`,
-            details: { actionStatus: e.status }
-          })
-        )
-      case "IdempotencyConflict":
-        return Effect.succeed(errorResponse("idempotency_conflict"))
-      case "IdempotencyInProgress":
-        return Effect.succeed(errorResponse("idempotency_in_progress"))
-    }
-  }
+  if (isEnvelopeError(error)) return answerWith(envelopeAnswers, error, dialect)
   if (isConnectionFailure(error)) return Effect.as(logCause(error), errorResponse("UNAVAILABLE"))
   return Effect.as(logCause(error), errorResponse("INTERNAL_ERROR"))
 }

@@ -1,6 +1,6 @@
 import { Cause, Effect, Option, Schema, SchemaIssue } from "effect"
 import { ErrorEnvelopeSchema, failure, type ErrorEnvelope } from "../../core/kernel/index.ts"
-import { domainErrorResponse, isOutage } from "../http/ErrorResponse.ts"
+import { failureResponse, isOutage } from "../http/ErrorResponse.ts"
 
 /** A tool error carries the envelope the HTTP adapter answers: `{error: {code, message, details?}}`. */
 export const ToolFailure = ErrorEnvelopeSchema
@@ -18,7 +18,7 @@ const decoder = new TextDecoder()
  * and answered INTERNAL_ERROR without detail).
  */
 export const answerFor = (error: unknown): Effect.Effect<Answered> =>
-  Effect.map(domainErrorResponse(error, "decisions"), (response) => {
+  Effect.map(failureResponse(error, "decisions"), (response) => {
     const body = response.body
     if (body._tag !== "Uint8Array") return { status: 500, envelope: failure("INTERNAL_ERROR") }
     return { status: response.status, envelope: JSON.parse(decoder.decode(body.body)) as ErrorEnvelope }

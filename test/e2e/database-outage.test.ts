@@ -6,9 +6,9 @@ import { randomBytes } from "node:crypto"
 import { createServer, connect, type Socket } from "node:net"
 import pg from "pg"
 import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
-import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
+import { failureResponse } from "../../adapters/http/ErrorResponse.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
-import { tasksErrorResponse, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
+import { tasksFailureResponse, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import { Readiness, Unavailable } from "../../core/kernel/index.ts"
 import { request, serveForTest } from "../support/Http.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
@@ -39,8 +39,8 @@ const probeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
       // Stores turn SQL failures into defects; a handler may also meet one as a typed error.
       lost: () => Effect.die(connectionFailure()),
       crash: () => Effect.die(new Error("a bug, at /srv/app/thing.ts:12")),
-      typedLost: () => domainErrorResponse(connectionFailure()),
-      typedLostTasks: () => tasksErrorResponse(connectionFailure())
+      typedLost: () => failureResponse(connectionFailure(), "hub"),
+      typedLostTasks: () => tasksFailureResponse(connectionFailure())
     })
   )
 )

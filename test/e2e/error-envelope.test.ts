@@ -5,7 +5,7 @@ import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { UniformGroup } from "../../adapters/http/uniform/UniformApi.ts"
 import { uniformHandlers } from "../../adapters/http/uniform/UniformHandlers.ts"
 import { isUserSafe, NotFound, Readiness, Unavailable, ValidationError } from "../../core/kernel/index.ts"
-import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
+import { decisionsErrorResponse, hubErrorResponse } from "../../adapters/http/ErrorResponse.ts"
 import { MaxBodyBytes } from "../../adapters/http/BodyLimit.ts"
 import { reportAllIssues } from "../../adapters/http/ParseOptions.ts"
 import { request, serveForTest } from "../support/Http.ts"
@@ -51,7 +51,7 @@ const handlers = Layer.mergeAll(
         big: ({ payload }) => Effect.succeed({ data: { length: payload.name.length } }),
         small: ({ payload }) => Effect.succeed({ data: { length: payload.name.length } }),
         crash: () => Effect.die(new Error("boom at /srv/app/secret.ts:12 with DATABASE_URL")),
-        missing: () => domainErrorResponse(new NotFound({}))
+        missing: () => hubErrorResponse(new NotFound({}))
       })
     )
   )
@@ -203,7 +203,7 @@ describe("the error envelope on every route", () => {
 
   it.effect("maps a ValidationError to validation_error in the decisions dialect", () =>
     Effect.gen(function* () {
-      const response = yield* domainErrorResponse(new ValidationError({ message: "Bad.", details: [] }), "decisions")
+      const response = yield* decisionsErrorResponse(new ValidationError({ message: "Bad.", details: [] }))
       assert.strictEqual(response.status, 400)
     })
   )

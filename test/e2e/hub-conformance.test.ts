@@ -7,7 +7,7 @@ import type { LookupFunction } from "node:net"
 import { HubAdminAuthLayer } from "../../adapters/http/hub/AdminAuth.ts"
 import { ConformanceGroup } from "../../adapters/http/hub/ConformanceApi.ts"
 import { conformanceHandlers } from "../../adapters/http/hub/ConformanceHandlers.ts"
-import { domainErrorResponse } from "../../adapters/http/ErrorResponse.ts"
+import { hubErrorResponse } from "../../adapters/http/ErrorResponse.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
 import { isPrivateAddress } from "../../core/kernel/Addresses.ts"
@@ -263,7 +263,7 @@ describe("conformance of a broken service", () => {
         assert.notInclude(JSON.stringify(report), "/srv/acme")
         const refused = yield* Effect.flip((yield* Registry).promote("acme"))
         assert.strictEqual(refused._tag, "Forbidden")
-        assert.strictEqual((yield* domainErrorResponse(refused)).status, 403)
+        assert.strictEqual((yield* hubErrorResponse(refused)).status, 403)
         assert.strictEqual((yield* (yield* Registry).find("acme")).status, "draft")
       }).pipe(Effect.provide(hub))
     )

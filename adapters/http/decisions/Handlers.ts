@@ -9,7 +9,7 @@ import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../../core/decisions/Webhooks.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
-import { domainErrorResponse } from "../ErrorResponse.ts"
+import { decisionsErrorResponse, type DecisionsDomainError } from "../ErrorResponse.ts"
 import { ServerDraining } from "../ServiceHttp.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
@@ -29,8 +29,8 @@ const one = (view: DecisionView) => ({ data: { decision: toApiDecision(view.deci
 const detail = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing, true) } })
 
 /** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error) => domainErrorResponse(error, "decisions"))
+const answer = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, decisionsErrorResponse)
 
 export const DecisionsUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(DecisionsApi, "uniform", (handlers) =>
@@ -155,8 +155,9 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
 export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceRoles", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
-    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
-      answer(Effect.flatMap(CurrentUser, f))
+    const withUser = <A, E extends DecisionsDomainError, R>(
+      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
+    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listRoles(user), (roles) => ({ data: { roles } }))),
       create: ({ payload }) =>
@@ -191,8 +192,9 @@ export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspa
 export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceKeys", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
-    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
-      answer(Effect.flatMap(CurrentUser, f))
+    const withUser = <A, E extends DecisionsDomainError, R>(
+      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
+    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listKeys(user), (keys) => ({ data: { keys } }))),
       create: ({ payload }) =>
@@ -208,8 +210,9 @@ export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspac
 export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceTemplates", (handlers) =>
   Effect.gen(function* () {
     const templates = yield* Templates
-    const withUser = <A, E, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
-      answer(Effect.flatMap(CurrentUser, f))
+    const withUser = <A, E extends DecisionsDomainError, R>(
+      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
+    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(templates.list(user), (all) => ({ data: { templates: all } }))),
       create: ({ payload }) =>

@@ -2,12 +2,12 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { DecisionPages } from "../../../core/decisions/pages/DecisionPages.ts"
 import { Hub } from "../../../core/kernel/Limits.ts"
-import { domainErrorResponse } from "../ErrorResponse.ts"
+import { decisionsErrorResponse, type DecisionsDomainError } from "../ErrorResponse.ts"
 import { DecisionsApi } from "./Api.ts"
 import { CurrentUser } from "./Auth.ts"
 
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error) => domainErrorResponse(error, "decisions"))
+const answer = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, decisionsErrorResponse)
 
 /** The pages plane's handlers: each reads the person from the workspace auth and asks DecisionPages. */
 export const PagesHandlers = HttpApiBuilder.group(DecisionsApi, "pages", (handlers) =>

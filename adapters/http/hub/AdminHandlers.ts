@@ -5,7 +5,7 @@ import { Identity, type OrgView } from "../../../core/hub/Identity.ts"
 import { IdentityTokens, type IdentityTokensConfig } from "../../../core/hub/IdentityTokens.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import type { RegisteredService } from "../../../core/hub/ServiceStore.ts"
-import { domainErrorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
 import type { AdminGroup } from "./AdminApi.ts"
 
 /** The organization as operators see it: its derived status beside the stored timestamps. */
@@ -37,7 +37,8 @@ const orgViewOut = (view: OrgView) => ({
   }
 })
 
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.catch(effect, (error) => domainErrorResponse(error))
+const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, hubErrorResponse)
 
 /**
  * Handlers of the operator plane for any HttpApi holding `AdminGroup` (the hub's, or a test's). Failures of

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Conformance } from "../../../core/hub/Conformance.ts"
-import { domainErrorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse } from "../ErrorResponse.ts"
 
 /**
  * The handlers of the conformance group (ConformanceApi.ts), as the uniform group's are: an object for
@@ -11,11 +11,11 @@ export const conformanceHandlers = Effect.map(Conformance, (conformance) => ({
   run: ({ params }: { readonly params: { readonly id: string } }) =>
     conformance.run(params.id).pipe(
       Effect.map((data) => ({ data })),
-      Effect.catch((error) => domainErrorResponse(error))
+      Effect.catch(hubErrorResponse)
     ),
   latest: ({ params }: { readonly params: { readonly id: string } }) =>
     conformance.latest(params.id).pipe(
       Effect.map((data) => ({ data })),
-      Effect.catch((error) => domainErrorResponse(error))
+      Effect.catch(hubErrorResponse)
     )
 }))

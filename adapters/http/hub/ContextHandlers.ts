@@ -6,7 +6,7 @@ import { isContextCaller, type ContextKeys } from "../../../core/hub/ContextKeys
 import { loadSubjectContext } from "../../../core/hub/SubjectContext.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
-import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { makeRateLimiter } from "../RateLimiter.ts"
 import { ContextSignatureAuth, CurrentContextCaller, SubjectContextApi } from "./ContextApi.ts"
 
@@ -72,7 +72,7 @@ const subjectContextGroup = () =>
         }).pipe(
           Effect.provideService(Directory, directory),
           Effect.provideService(Registry, registry),
-          Effect.catch((error) => domainErrorResponse(error))
+          Effect.catch(hubErrorResponse)
         )
       )
     })

@@ -11,23 +11,12 @@ import { EventHeaderNames } from "../../../core/hub/Events.ts"
 import type { Notification } from "../../../core/hub/NotificationStore.ts"
 import { NotificationStore } from "../../../core/hub/NotificationStore.ts"
 import { NotFound } from "../../../core/kernel/Errors.ts"
-import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
 import { EventsApi } from "./EventsApi.ts"
 
-/** The ingest's own refusals, then the platform's domain errors, as the envelope. */
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error: unknown) => {
-    const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
-    if (tag === "InvalidJson") return Effect.succeed(errorResponse("INVALID_JSON"))
-    if (tag === "UnknownEventType") {
-      return Effect.succeed(
-        errorResponse("UNKNOWN_EVENT_TYPE", {
-          details: [{ in: "body", field: "type", message: "is not in the event catalog" }]
-        })
-      )
-    }
-    return domainErrorResponse(error, "hub")
-  })
+/** The ingest's refusals and the platform's domain errors, as the hub's envelope. */
+const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, hubErrorResponse)
 
 const publicEntry = (entry: EventCatalogEntry) => ({
   type: entry.type,

@@ -4,12 +4,12 @@ import { HttpApiBuilder } from "effect/http-api"
 import { PersonNotifications } from "../../../core/hub/PersonNotifications.ts"
 import { CurrentPerson } from "../../../core/hub/Sessions.ts"
 import { NotFound } from "../../../core/kernel/Errors.ts"
-import { domainErrorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
 import { MyNotificationsApi } from "./NotificationsApi.ts"
 
 /** The use case's refusals as the hub's envelope (400 naming the field, 404, 501). */
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error: unknown) => domainErrorResponse(error, "hub"))
+const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, hubErrorResponse)
 
 /** Every route acts for the person of the session, and only on what is theirs. */
 export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, "myNotifications", (handlers) =>

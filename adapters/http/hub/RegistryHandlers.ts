@@ -5,7 +5,7 @@ import { authenticateApp, authorize } from "../../../core/hub/RegistryAuthorizat
 import { Directory } from "../../../core/hub/Directory.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import { Limits } from "../../../core/kernel/index.ts"
-import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { makeRateLimiter } from "../RateLimiter.ts"
 import { RegistryAuthorizeApi } from "./RegistryApi.ts"
 
@@ -95,7 +95,7 @@ const registryAuthorizeGroup = (config: RegistryAuthorizeConfig) =>
         }).pipe(
           Effect.provideService(Directory, directory),
           Effect.provideService(Registry, registry),
-          Effect.catch((error) => domainErrorResponse(error))
+          Effect.catch(hubErrorResponse)
         )
       )
     })

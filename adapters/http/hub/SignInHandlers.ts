@@ -8,7 +8,7 @@ import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
 import { SignInLinks } from "../../../core/hub/SignInLinks.ts"
 import { ViewerLinks } from "../../../core/hub/ViewerLinks.ts"
 import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
-import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { makeRateLimiter } from "../RateLimiter.ts"
 import { CurrentContextCaller } from "./ContextApi.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
@@ -86,7 +86,7 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
             }
             yield* links.requestEmailLink(payload.email, payload.next)
             return HttpServerResponse.jsonUnsafe({ data: { status: "sent" } }, { status: 202, headers: noStore })
-          }).pipe(Effect.catch((error) => domainErrorResponse(error)))
+          }).pipe(Effect.catch(hubErrorResponse))
         )
         .handle("callback", ({ query }) =>
           Effect.gen(function* () {
@@ -204,7 +204,7 @@ export const ViewerLinkHandlers = (config: ViewerLinkHttpConfig) =>
       return handlers.handle("issue", ({ payload }) =>
         viewerLinks.issue(payload).pipe(
           Effect.map((link) => ({ data: link })),
-          Effect.catch((error) => domainErrorResponse(error))
+          Effect.catch(hubErrorResponse)
         )
       )
     })

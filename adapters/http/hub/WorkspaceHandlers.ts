@@ -2,39 +2,12 @@ import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPerson } from "../../../core/hub/Sessions.ts"
-import { Workspace, type ServiceRefused } from "../../../core/hub/Workspace.ts"
-import { isErrorCode, type ErrorCode } from "../../../core/kernel/index.ts"
-import { domainErrorResponse, errorResponse } from "../ErrorResponse.ts"
+import { Workspace } from "../../../core/hub/Workspace.ts"
+import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
 import { WorkspaceApi } from "./WorkspaceApi.ts"
 
-const byStatus: Record<number, ErrorCode> = {
-  400: "VALIDATION_ERROR",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  409: "CONFLICT",
-  413: "PAYLOAD_TOO_LARGE",
-  422: "VALIDATION_ERROR",
-  429: "RATE_LIMITED"
-}
-
-/** A service's refusal, relayed with its status: its code when the taxonomy knows it, its message and details. */
-const refused = (error: ServiceRefused) => {
-  const code: ErrorCode = isErrorCode(error.code) ? error.code : (byStatus[error.status] ?? "VALIDATION_ERROR")
-  return errorResponse(code, {
-    status: error.status,
-    message: error.message,
-    details: error.details,
-    ...(error.status === 429 ? { headers: { "retry-after": "60" } } : {})
-  })
-}
-
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error) => {
-    const tagged = error as { readonly _tag?: string }
-    if (tagged._tag === "ServiceRefused") return Effect.succeed(refused(error as ServiceRefused))
-    if (tagged._tag === "EmbedNotConsented") return Effect.succeed(errorResponse("EMBED_NOT_CONSENTED"))
-    return domainErrorResponse(error, "hub")
-  })
+const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, hubErrorResponse)
 
 const rawQuery = Effect.map(
   HttpServerRequest.HttpServerRequest,

@@ -12,12 +12,14 @@ import { mustBeOneOf } from "../../../core/tasks/Values.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { TasksApi } from "./Api.ts"
 import { CurrentTaskUser } from "./Auth.ts"
-import { tasksErrorResponse } from "./TasksErrors.ts"
+import { tasksErrorResponse, type TasksDomainError } from "./TasksErrors.ts"
 
 /** Use-case failures become the task inbox contract's `{error}` answers (TasksErrors.ts). */
-const answer = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.catch(effect, tasksErrorResponse)
+const answer = <A, E extends TasksDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, tasksErrorResponse)
 
-const asUser = <A, E, R>(f: (user: TaskUser) => Effect.Effect<A, E, R>) => answer(Effect.flatMap(CurrentTaskUser, f))
+const asUser = <A, E extends TasksDomainError, R>(f: (user: TaskUser) => Effect.Effect<A, E, R>) =>
+  answer(Effect.flatMap(CurrentTaskUser, f))
 
 /** A query flag: absent is false; otherwise `true` or `false`, case-insensitive. */
 const flag = (field: string, value: string | undefined) => {
@@ -59,7 +61,7 @@ export const TasksSessionHandlers = HttpApiBuilder.group(TasksApi, "session", (h
 export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =>
   Effect.gen(function* () {
     const tasks = yield* Tasks
-    const list = <E>(f: (user: TaskUser) => Effect.Effect<ReadonlyArray<Task>, E>) =>
+    const list = <E extends TasksDomainError>(f: (user: TaskUser) => Effect.Effect<ReadonlyArray<Task>, E>) =>
       asUser((user) => Effect.map(f(user), (tasks) => ({ tasks })))
     const one = <E>(effect: Effect.Effect<Task, E>) => Effect.map(effect, (task) => ({ task }))
     return handlers.handleAll({

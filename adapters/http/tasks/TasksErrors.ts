@@ -1,7 +1,9 @@
 import { Cause, Effect, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { envelopeRenderer, type ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
-import { isConnectionFailure } from "../ErrorResponse.ts"
+import { answerWith, isConnectionFailure, type ErrorAnswers } from "../ErrorResponse.ts"
+import type { InvalidFields, ProposalNotOpen } from "../../../core/tasks/Errors.ts"
+import type { Forbidden, NotFound, Unauthorized, UpstreamError } from "../../../core/kernel/index.ts"
 
 /** The task inbox's errors: `{error: <string>}` with the status; a validation failure also carries `fields`. */
 export const tasksError = (status: number, error: string, fields?: Readonly<Record<string, string>>) =>
@@ -75,31 +77,37 @@ export const tasksRenderer: ErrorRenderer = (request, failure) => {
   }
 }
 
+/** Every domain error the task inbox answers. */
+export type TasksDomainError = InvalidFields | Unauthorized | Forbidden | NotFound | ProposalNotOpen | UpstreamError
+
+const given = (message: string | undefined) => (message !== undefined && message.length > 0 ? message : undefined)
+
 /**
- * A use case's failure as the task inbox answers it: InvalidFields 400 with `fields`, Unauthorized 401,
- * Forbidden 403, NotFound 404, ProposalNotOpen 409 (saying what the proposal became), UpstreamError 502
- * (logged with its cause, answered with a safe message), and a database connection failure 502 like the
- * store's. Anything else is unexpected: logged, answered 500 without detail.
+ * A use case's failure as the task inbox answers it, one answer per error (a missing one does not compile):
+ * InvalidFields 400 with `fields`, Unauthorized 401, Forbidden 403, NotFound 404, ProposalNotOpen 409 (saying
+ * what the proposal became), UpstreamError 502 (logged with its cause, answered with a safe message).
  */
-export const tasksErrorResponse = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  if (Predicate.hasProperty(error, "_tag")) {
-    const e = error as { readonly _tag: string } & Record<string, unknown>
-    const message = typeof e.message === "string" && e.message.length > 0 ? e.message : undefined
-    switch (e._tag) {
-      case "InvalidFields":
-        return Effect.succeed(validationFailed(e.fields as Record<string, string>))
-      case "Unauthorized":
-        return Effect.succeed(tasksError(401, messages[401]))
-      case "Forbidden":
-        return Effect.succeed(tasksError(403, message ?? messages[403]))
-      case "NotFound":
-        return Effect.succeed(tasksError(404, message ?? messages[404]))
-      case "ProposalNotOpen":
-        return Effect.succeed(tasksError(409, `Proposal is no longer open: ${String(e.aiStatus)}`))
-      case "UpstreamError":
-        return Effect.as(Effect.logWarning("record store failed", Cause.fail(error)), tasksError(502, messages[502]))
-    }
-  }
+export const tasksAnswers: ErrorAnswers<TasksDomainError, void> = {
+  InvalidFields: (e) => Effect.succeed(validationFailed(e.fields)),
+  Unauthorized: () => Effect.succeed(tasksError(401, messages[401])),
+  Forbidden: (e) => Effect.succeed(tasksError(403, given(e.message) ?? messages[403])),
+  NotFound: (e) => Effect.succeed(tasksError(404, given(e.message) ?? messages[404])),
+  ProposalNotOpen: (e) => Effect.succeed(tasksError(409, `Proposal is no longer open: ${e.aiStatus}`)),
+  UpstreamError: (e) =>
+    Effect.as(Effect.logWarning("record store failed", Cause.fail(e)), tasksError(502, messages[502]))
+}
+
+export const tasksErrorResponse = (error: TasksDomainError) => answerWith(tasksAnswers, error, undefined)
+
+const isTasksDomainError = (error: unknown): error is TasksDomainError =>
+  Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" && Object.hasOwn(tasksAnswers, error._tag)
+
+/**
+ * A failure whose type is not known: a domain error as its answer says, a database connection failure 502
+ * like the store's; anything else is unexpected: logged, answered 500 without detail.
+ */
+export const tasksFailureResponse = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (isTasksDomainError(error)) return tasksErrorResponse(error)
   if (isConnectionFailure(error)) {
     return Effect.as(
       Effect.logWarning("the database cannot be reached", Cause.fail(error)),
