@@ -232,13 +232,20 @@ export interface Answer {
 export const send = (baseUrl: string, request: HostileRequest) =>
   new Promise<Answer>((resolve, reject) => {
     const url = new URL(baseUrl)
+    // Node frames a DELETE (or GET) body with neither a length nor chunks: the server would read the body as a
+    // second, malformed request. Every body is sent with its length, as any client does.
+    const framed =
+      request.body === undefined ||
+      Object.keys(request.headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h))
+        ? request.headers
+        : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) }
     const req = httpRequest(
       {
         host: url.hostname,
         port: url.port,
         method: request.method,
         path: request.path,
-        headers: request.headers,
+        headers: framed,
         // A connection of its own per request: an answer or a reset is then this request's, never a
         // keep-alive connection the server closed after an earlier answer.
         agent: false,
