@@ -170,7 +170,8 @@ export class EventProcessor extends Context.Service<
           )
         })
 
-        const processOne = (event: StoredEvent, nowIso: string) =>
+        /** Processes one claimed event; answers whether it is done (finished together with the batch's others). */
+        const processOne = (event: StoredEvent, nowIso: string): Effect.Effect<boolean> =>
           Effect.gen(function* () {
             // Claimed more often than allowed without ever failing: earlier attempts died with their
             // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
@@ -180,11 +181,12 @@ export class EventProcessor extends Context.Service<
                 eventId: event.id,
                 attempts: event.attempts
               })
-              return yield* store.finish(event.service, event.id, "failed", nowIso)
+              yield* store.finish(event.service, event.id, "failed", nowIso)
+              return false
             }
             const entry = yield* catalog.find(event.type)
             if (entry?.isNotification === true) yield* notify(event, nowIso)
-            yield* store.finish(event.service, event.id, "processed", nowIso)
+            return true
           }).pipe(
             Effect.catchCause((cause) =>
               Effect.gen(function* () {
@@ -195,6 +197,7 @@ export class EventProcessor extends Context.Service<
                   cause
                 )
                 if (giveUp) yield* store.finish(event.service, event.id, "failed", nowIso)
+                return false
               })
             )
           )
@@ -202,8 +205,12 @@ export class EventProcessor extends Context.Service<
         return EventProcessor.of({
           runDue: Effect.fn("EventProcessor.runDue")(function* () {
             const now = yield* Clock.currentTimeMillis
-            const claimed = yield* store.claim(isoAt(now), isoAt(now + leaseMillis), batchSize)
-            yield* Effect.forEach(claimed, (event) => processOne(event, isoAt(now)), { discard: true })
+            const nowIso = isoAt(now)
+            const claimed = yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize)
+            const done = yield* Effect.filter(claimed, (event) => processOne(event, nowIso))
+            // One statement for the batch. A crash before it leaves them claimed: processed again after the
+            // lease, which files nothing twice (a notification is filed once per event).
+            yield* store.finishAll(done, "processed", nowIso)
             return claimed.length
           })
         })

@@ -43,6 +43,12 @@ export class EventStore extends Context.Service<
      */
     readonly claim: (nowIso: string, leaseUntilIso: string, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
     readonly finish: (service: string, id: string, status: "processed" | "failed", atIso: string) => Effect.Effect<void>
+    /** `finish` for many events at once (one statement on SQL). */
+    readonly finishAll: (
+      keys: ReadonlyArray<{ readonly service: string; readonly id: string }>,
+      status: "processed" | "failed",
+      atIso: string
+    ) => Effect.Effect<void>
     readonly find: (service: string, id: string) => Effect.Effect<StoredEvent | undefined>
     /** The service's events, newest received first. */
     readonly list: (service: string, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>

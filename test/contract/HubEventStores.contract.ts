@@ -125,6 +125,31 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("finishes many events in one step, and only those named", () =>
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const service = freshService()
+          const events = [0, 1, 2].map((i) => eventOf(service, { receivedAt: at(2003, i) }))
+          for (const event of events) yield* store.insert(event)
+          yield* store.finishAll([], "processed", at(2033))
+          yield* store.finishAll(
+            events.slice(0, 2).map(({ service, id }) => ({ service, id })),
+            "processed",
+            at(2033, 1)
+          )
+          const [first, second, third] = yield* Effect.forEach(events, (e) => store.find(service, e.id))
+          assert.deepStrictEqual([first?.status, first?.processedAt], ["processed", at(2033, 1)])
+          assert.deepStrictEqual([second?.status, second?.processedAt], ["processed", at(2033, 1)])
+          assert.deepStrictEqual([third?.status, third?.processedAt], ["accepted", null])
+          const due = (yield* store.claim(at(2033, 2), at(2033, 62), 5000)).filter((e) => e.service === service)
+          assert.deepStrictEqual(
+            due.map((e) => e.id),
+            [events[2]!.id]
+          )
+          yield* store.finish(service, events[2]!.id, "processed", at(2033, 3))
+        })
+      )
+
       it.effect("concurrent claims never hand out the same event", () =>
         Effect.gen(function* () {
           const store = yield* EventStore

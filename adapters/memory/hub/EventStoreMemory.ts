@@ -38,6 +38,13 @@ export const EventStoreMemory = Layer.sync(EventStore, () => {
         const row = rows.get(keyOf(service, id))
         if (row !== undefined) row.event = { ...row.event, status, processedAt: atIso }
       }),
+    finishAll: (keys, status, atIso) =>
+      Effect.sync(() => {
+        for (const { service, id } of keys) {
+          const row = rows.get(keyOf(service, id))
+          if (row !== undefined) row.event = { ...row.event, status, processedAt: atIso }
+        }
+      }),
     find: (service, id) => Effect.sync(() => structuredClone(rows.get(keyOf(service, id))?.event)),
     list: (service, limit) =>
       Effect.sync(() =>
