@@ -1,7 +1,8 @@
-import { Clock, Effect, Option, Scope } from "effect"
+import { Effect, Option, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiScalar, OpenApi, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { Limits, takeHit } from "../../core/kernel/index.ts"
+import { Limits, RateLimits } from "../../core/kernel/index.ts"
+import { budgetRefusal } from "./RateLimits.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { stringify } from "yaml"
 
@@ -95,23 +96,22 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
       const json = JSON.stringify(spec)
       const docs = docsPage(api)
       const yaml = documentYaml(spec)
-      const hitsByClient = new Map<string, ReadonlyArray<number>>()
-      const rule = { limit: Limits.Hub.openapiRequestsPerMinute, windowMs: 60_000 }
+      const limits = yield* RateLimits
+      const budget = {
+        name: `${api.identifier}.openapi`,
+        limit: Limits.Hub.openapiRequestsPerMinute,
+        windowMillis: 60_000,
+        whenStoreFails: "local"
+      } as const
 
       const throttled = (
         answer: (request: HttpServerRequest.HttpServerRequest) => HttpServerResponse.HttpServerResponse
       ) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const now = yield* Clock.currentTimeMillis
           const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const decision = takeHit(hitsByClient.get(client) ?? [], now, rule)
-          hitsByClient.set(client, decision.hits)
-          if (hitsByClient.size > 10_000) hitsByClient.clear()
-          if (!decision.allowed) {
-            return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(decision.retryAfterSeconds) } })
-          }
-          return answer(request)
+          const refused = yield* budgetRefusal(limits, budget, client)
+          return refused ?? answer(request)
         })
 
       yield* router.add(

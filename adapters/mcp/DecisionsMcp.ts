@@ -197,7 +197,7 @@ export interface DecisionsMcpConfig {
  * An MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
  * the caller plane's key, with sessions any instance can serve (see McpSharedSessions). A route layer like
  * the HTTP contract's: requires `Decisions`, the `IdempotencyStore` and `Transactions` of the decisions
- * service, its `McpSessionStore` and the caller plane's `CallerBudget`, and is merged into its router.
+ * service, its `McpSessionStore`, the caller plane's `CallerBudget` and `RateLimits`, and is merged into its router.
  */
 export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>
   mcpSharedSessionRoutes({

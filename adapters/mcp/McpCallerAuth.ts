@@ -2,9 +2,11 @@ import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Decisions } from "../../core/decisions/Decisions.ts"
+import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { CallerBudget } from "../http/decisions/CallerBudget.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
 import { errorResponse } from "../http/ErrorResponse.ts"
+import { budgetRefusal } from "../http/RateLimits.ts"
 
 /**
  * The caller plane on `/mcp`: `Authorization: Bearer dcd_<key>` must name an
@@ -16,13 +18,14 @@ export const McpCallerAuth = HttpRouter.middleware<{ provides: CurrentCaller }>(
   Effect.gen(function* () {
     const decisions = yield* Decisions
     const budget = yield* CallerBudget
+    const limits = yield* RateLimits
     return (httpEffect) =>
       Effect.gen(function* () {
         const credential = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
         const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
         if (caller === undefined) return errorResponse("UNAUTHORIZED")
-        const wait = yield* budget(`key:${caller.keyId}`)
-        if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
+        const refused = yield* budgetRefusal(limits, budget, `key:${caller.keyId}`)
+        if (refused !== undefined) return refused
         return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
       })
   })

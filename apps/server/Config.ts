@@ -72,6 +72,13 @@ export const ServerConfig = Config.all({
   ),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  /**
+   * Where every instance keeps the rate-limit budgets (`redis://` or `rediss://`); unset, they are kept in
+   * DATABASE_URL's Postgres, or in memory on the embedded database (apps/server/RateLimitsRuntime.ts).
+   */
+  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  /** Prefixes every key this server writes to REDIS_URL, so several deployments can share one Redis. */
+  redisKeyPrefix: Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("hitl:rate-limits:")),
   /** The built web apps (`npm run build:web`), one directory per app. */
   webDir: Config.String("WEB_DIR").pipe(Config.withDefault("./node_modules/.cache/hitl-web")),
   platformIssuer: Config.NonEmptyString("PLATFORM_ISSUER").pipe(Config.withDefault("platform-hub")),

@@ -3,7 +3,6 @@ import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
 import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubscriptionStoreMemory.ts"
-import { makeRateLimiter } from "../../adapters/http/RateLimiter.ts"
 import { CatalogStoreWithCacheSql } from "../../adapters/sql/hub/CatalogStoreWithCacheSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
@@ -11,6 +10,7 @@ import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSq
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
+import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
@@ -37,7 +37,10 @@ export const HubEventStoresSql = Layer.mergeAll(
 )
 
 export interface HubEventsConfig {
-  /** Per-service quota on event delivery: at most `limit` deliveries per `windowMillis`, per server instance. */
+  /**
+   * Per-service quota on event delivery: at most `limit` deliveries per `windowMillis`, shared by every
+   * instance on the same rate-limit store (`RateLimits`).
+   */
   readonly quota: { readonly limit: number; readonly windowMillis: number }
   readonly processor?: EventProcessorConfig | undefined
   readonly deliveries: NotificationDeliveriesConfig
@@ -46,13 +49,33 @@ export interface HubEventsConfig {
 
 /**
  * Ingest, catalog, processing and the channels' delivery. Needs the stores (above), Registry, ServiceStore,
- * Directory, IdGenerator, Transactions and the channels (Mailer, ChatChannel, PushChannel). Provides
+ * Directory, IdGenerator, Transactions, RateLimits and the channels (Mailer, ChatChannel, PushChannel). Provides
  * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications and EventWakeup.
  */
 export const HubEventsLayer = (config: HubEventsConfig) => {
-  const quota = makeRateLimiter({ limit: config.quota.limit, windowMs: config.quota.windowMillis })
+  const budget = {
+    name: "hub.events",
+    limit: config.quota.limit,
+    windowMillis: config.quota.windowMillis,
+    whenStoreFails: "local"
+  } as const
+  const ingest = Layer.unwrap(
+    Effect.map(RateLimits, (limits) =>
+      EventIngest.layer({
+        quota: (service) =>
+          limits.take(budget, service).pipe(
+            Effect.as(undefined),
+            // A `local` budget never answers Unavailable; were it to, the delivery is retried later all the same.
+            Effect.catchTags({
+              RateLimited: (e) => Effect.succeed(e.retryAfterSeconds),
+              Unavailable: () => Effect.succeed(30)
+            })
+          )
+      })
+    )
+  )
   return Layer.mergeAll(
-    EventIngest.layer({ quota }),
+    ingest,
     EventProcessor.layer(config.processor),
     NotificationDeliveries.layer(config.deliveries),
     PersonNotifications.layer(config.person)

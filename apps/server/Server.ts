@@ -67,6 +67,7 @@ import { HubEventStoresSql, HubEventsLayer, HubWorkers } from "./HubEventsRuntim
 import { HubSignInLayer, HubSignInStoresSql, HubSignInWorkers } from "./HubSignInRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
+import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -371,8 +372,11 @@ export const makeServer = (options: ServerOptions) => {
   })
   const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener, metricsListener)
 
+  // One store of rate budgets for every limit of every service, shared with the other instances.
   return listeners.pipe(
-    Layer.provide(Layer.mergeAll(ReadinessFromDatabase, TransactionsSql, analyzeEmbedded)),
+    Layer.provide(
+      Layer.mergeAll(ReadinessFromDatabase, TransactionsSql, analyzeEmbedded, RateLimitsFromConfig(config))
+    ),
     Layer.provide(migrations),
     Layer.provideMerge(database),
     Layer.provide(telemetry(config))

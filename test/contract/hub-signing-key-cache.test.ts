@@ -1,3 +1,4 @@
+import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { monotonicFactory } from "ulid"
@@ -47,7 +48,8 @@ const hubInstance = Layer.mergeAll(
         HubEventStoresMemory,
         TransactionsMemory,
         MailerMemory,
-        ChannelsMemory
+        ChannelsMemory,
+        RateLimitsMemory
       )
     )
   ),

@@ -4,12 +4,14 @@ import { HttpRouter, HttpServer, type HttpServerError } from "effect/http"
 import { createServer } from "node:http"
 import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
 import type { CodeDialect } from "../../adapters/http/ErrorResponse.ts"
+import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { answerProtocolErrors, serveOptions } from "../../adapters/http/ServiceHttp.ts"
 
 /**
  * Serves routes on a loopback port (ephemeral unless `port` is given) for the life of the scope, as a service's listener does (its
  * router configuration, request targets and Node-level errors); answers the base URL. `render` is the
- * service's error shape for answers made before routing (the envelope unless given).
+ * service's error shape for answers made before routing (the envelope unless given). The routes' rate limits
+ * are kept in this server's memory unless the routes bring their own `RateLimits`.
  */
 export const serveForTest = <E, R>(
   routes: Layer.Layer<never, E, R>,
@@ -21,7 +23,11 @@ export const serveForTest = <E, R>(
 ): Effect.Effect<{ readonly baseUrl: string }, E | HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
-      HttpRouter.serve(routes, { ...serveOptions(options.render), disableLogger: true, disableListenLog: true }).pipe(
+      HttpRouter.serve(routes.pipe(Layer.provide(RateLimitsMemory)), {
+        ...serveOptions(options.render),
+        disableLogger: true,
+        disableListenLog: true
+      }).pipe(
         Layer.provideMerge(
           NodeHttpServer.layer(() => answerProtocolErrors(createServer(), options.render, options.dialect), {
             port: options.port ?? 0,

@@ -1,3 +1,4 @@
+import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
@@ -56,6 +57,7 @@ export const hubEventsStack = <E>(
     TransactionsMemory,
     MailerMemory,
     ChannelsMemory,
+    RateLimitsMemory,
     stores
   )
   return HubEventsLayer({

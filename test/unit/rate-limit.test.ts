@@ -1,95 +1,94 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Context, Effect, Layer, Result } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { makeRateLimiter } from "../../adapters/http/RateLimiter.ts"
-import { HitWindow, takeHit } from "../../core/kernel/RateLimit.ts"
+import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
+import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
 
-const gapsAndLimit = fc.tuple(
-  fc.integer({ min: 1, max: 10 }),
-  fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 80 })
-)
-
-describe("HitWindow", () => {
-  it("never allows more than the limit inside any window", () => {
-    fc.assert(
-      fc.property(gapsAndLimit, ([limit, gaps]) => {
-        const rule = { limit, windowMs: 1000 }
-        const window = new HitWindow(rule)
-        let now = 0
-        const allowedAt: Array<number> = []
-        for (const gap of gaps) {
-          now += gap
-          const answer = window.take(now, rule)
-          if (answer.allowed) allowedAt.push(now)
-          else assert.isAtLeast(answer.retryAfterSeconds, 1)
-        }
-        for (const at of allowedAt) {
-          assert.isAtMost(allowedAt.filter((t) => t > at - 1000 && t <= at).length, limit)
-        }
-      })
-    )
-  })
-
-  it("answers exactly as the sliding window over every hit time, Retry-After included", () => {
-    fc.assert(
-      fc.property(gapsAndLimit, fc.integer({ min: 1, max: 5000 }), ([limit, gaps], windowMs) => {
-        const rule = { limit, windowMs }
-        const window = new HitWindow(rule)
-        let hits: ReadonlyArray<number> = []
-        let now = 0
-        for (const gap of gaps) {
-          now += gap
-          const exact = takeHit(hits, now, rule)
-          hits = exact.hits
-          const answer = window.take(now, rule)
-          assert.deepStrictEqual(
-            answer,
-            exact.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: exact.retryAfterSeconds }
-          )
-        }
-      })
-    )
-  })
-
-  it("allows a burst of the whole limit at once, then waits for the oldest hit to leave the window", () => {
-    const rule = { limit: 600, windowMs: 60_000 }
-    const window = new HitWindow(rule)
-    for (let i = 0; i < 600; i++) assert.isTrue(window.take(1_000 + i, rule).allowed)
-    assert.deepStrictEqual(window.take(31_000, rule), { allowed: false, retryAfterSeconds: 30 })
-    assert.deepStrictEqual(window.take(60_999, rule), { allowed: false, retryAfterSeconds: 1 })
-    assert.isTrue(window.take(61_000, rule).allowed)
-    assert.isFalse(window.take(61_000, rule).allowed)
-    assert.isTrue(window.take(61_001, rule).allowed)
-  })
-
-  it("is idle once its newest hit is out of the window", () => {
-    const rule = { limit: 3, windowMs: 1000 }
-    const window = new HitWindow(rule)
-    assert.isTrue(window.idle(0, rule))
-    window.take(500, rule)
-    assert.isFalse(window.idle(1499, rule))
-    assert.isTrue(window.idle(1500, rule))
-  })
-
-  it("refuses everything under a limit of zero", () => {
-    const rule = { limit: 0, windowMs: 60_000 }
-    assert.deepStrictEqual(new HitWindow(rule).take(5, rule), { allowed: false, retryAfterSeconds: 60 })
-  })
+const budget = (limit: number, windowMillis = 60_000): RateBudget => ({
+  name: "test",
+  limit,
+  windowMillis,
+  whenStoreFails: "local"
 })
 
-describe("makeRateLimiter", () => {
-  it.effect("limits each client on its own and answers the seconds to wait", () =>
+/** Takes from a fresh memory store: undefined when allowed, else the seconds to wait. */
+const takeWith = Effect.map(Layer.build(Layer.fresh(RateLimitsMemory)), (context) => {
+  const limits = Context.get(context, RateLimits)
+  return (rule: RateBudget, client: string) =>
+    limits.take(rule, client).pipe(
+      Effect.as(undefined),
+      Effect.catchTag("RateLimited", (e) => Effect.succeed(e.retryAfterSeconds))
+    )
+})
+
+describe("RateLimits (fixed window)", () => {
+  it.effect("limits each client on its own and answers the seconds until its window closes", () =>
     Effect.gen(function* () {
-      const limit = makeRateLimiter({ limit: 2, windowMs: 60_000 })
-      assert.isUndefined(yield* limit("a"))
-      assert.isUndefined(yield* limit("a"))
-      assert.strictEqual(yield* limit("a"), 60)
-      assert.isUndefined(yield* limit("b"))
+      const take = yield* takeWith
+      const rule = budget(2)
+      assert.isUndefined(yield* take(rule, "a"))
+      assert.isUndefined(yield* take(rule, "a"))
+      assert.strictEqual(yield* take(rule, "a"), 60)
+      assert.isUndefined(yield* take(rule, "b"))
       yield* TestClock.adjust("59 seconds")
-      assert.strictEqual(yield* limit("a"), 1)
+      assert.strictEqual(yield* take(rule, "a"), 1)
       yield* TestClock.adjust("1 second")
-      assert.isUndefined(yield* limit("a"))
+      assert.isUndefined(yield* take(rule, "a"))
     })
   )
+
+  it.effect("two budgets of different names are apart for the same client", () =>
+    Effect.gen(function* () {
+      const take = yield* takeWith
+      assert.isUndefined(yield* take(budget(1), "a"))
+      assert.strictEqual(yield* take(budget(1), "a"), 60)
+      assert.isUndefined(yield* take({ ...budget(1), name: "other" }, "a"))
+    })
+  )
+
+  it.effect("a budget of zero refuses every request for a window", () =>
+    Effect.gen(function* () {
+      const take = yield* takeWith
+      assert.strictEqual(yield* take(budget(0), "a"), 60)
+    })
+  )
+
+  it.effect("a refusal is the RateLimited error of the kernel", () =>
+    Effect.gen(function* () {
+      const limits = yield* RateLimits
+      yield* limits.take(budget(1), "a")
+      const refused = yield* Effect.result(limits.take(budget(1), "a"))
+      assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "RateLimited")
+    }).pipe(Effect.provide(Layer.fresh(RateLimitsMemory)))
+  )
+
+  it("a client within its rate is never refused; no window holds more than twice the limit", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 80 }),
+        (limit, gaps) =>
+          Effect.gen(function* () {
+            const take = yield* takeWith
+            const windowMillis = 1000
+            const rule = budget(limit, windowMillis)
+            const spacing = Math.ceil(windowMillis / limit)
+            const allowedAt: Array<number> = []
+            for (const gap of gaps) {
+              yield* TestClock.adjust(gap)
+              const now = yield* Clock.currentTimeMillis
+              const wait = yield* take(rule, "busy")
+              if (wait === undefined) allowedAt.push(now)
+              else assert.isTrue(wait >= 1 && wait <= windowMillis / 1000)
+              // Another client, asking only after at least window / limit: it keeps to its rate.
+              if (gap >= spacing) assert.isUndefined(yield* take(rule, "spaced"))
+            }
+            for (const at of allowedAt) {
+              assert.isAtMost(allowedAt.filter((t) => t > at - windowMillis && t <= at).length, 2 * limit)
+            }
+          }).pipe(Effect.scoped, Effect.provide(TestClock.layer()), Effect.runPromise)
+      )
+    )
+  })
 })

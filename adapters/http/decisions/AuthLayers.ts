@@ -7,7 +7,8 @@ import { OrganizationAdmins } from "../../../core/decisions/OrganizationAdmins.t
 import { isoAt } from "../../../core/kernel/Timestamp.ts"
 import { errorResponse } from "../ErrorResponse.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
-import { makeRateLimiter } from "../RateLimiter.ts"
+import { RateLimits } from "../../../core/kernel/RateLimit.ts"
+import { budgetRefusal } from "../RateLimits.ts"
 import { CallerBudget } from "./CallerBudget.ts"
 import { CallerAuth, CurrentCaller, CurrentUser, WorkspaceAuth } from "./Auth.ts"
 
@@ -25,8 +26,6 @@ export interface DecisionsAuthConfig {
 
 const unauthorized = () => errorResponse("UNAUTHORIZED")
 
-const rateLimited = (seconds: number) => errorResponse("RATE_LIMITED", { headers: { "retry-after": String(seconds) } })
-
 /**
  * Caller plane: the bearer key must hash to an active caller key; revoked or rotated-out keys fail at once.
  * Each request takes from the key's `CallerBudget`, which `/mcp` shares.
@@ -36,14 +35,15 @@ export const CallerAuthLayer = (_config: DecisionsAuthConfig) =>
     CallerAuth,
     Effect.gen(function* () {
       const decisions = yield* Decisions
-      const limit = yield* CallerBudget
+      const budget = yield* CallerBudget
+      const limits = yield* RateLimits
       return CallerAuth.of({
         callerKey: (httpEffect, { credential }) =>
           Effect.gen(function* () {
             const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
             if (caller === undefined) return unauthorized()
-            const wait = yield* limit(`key:${caller.keyId}`)
-            if (wait !== undefined) return rateLimited(wait)
+            const refused = yield* budgetRefusal(limits, budget, `key:${caller.keyId}`)
+            if (refused !== undefined) return refused
             return yield* httpEffect.pipe(
               Effect.provideService(CurrentCaller, caller),
               Effect.provideService(IdempotencyScope, `caller:${caller.keyId}`)
@@ -66,7 +66,13 @@ export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
     WorkspaceAuth,
     Effect.gen(function* () {
       const admins = yield* OrganizationAdmins
-      const limit = makeRateLimiter({ limit: config.userRequestsPerMinute, windowMs: 60_000 })
+      const limits = yield* RateLimits
+      const budget = {
+        name: "decisions.user",
+        limit: config.userRequestsPerMinute,
+        windowMillis: 60_000,
+        whenStoreFails: "local"
+      } as const
       return WorkspaceAuth.of({
         workspaceToken: (httpEffect, { credential }) =>
           Effect.gen(function* () {
@@ -103,8 +109,8 @@ export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
               email: identity.success.email,
               isAdmin: identity.success.orgRole !== undefined && adminRoles.has(identity.success.orgRole)
             }
-            const wait = yield* limit(`user:${user.organizationId}:${user.email}`)
-            if (wait !== undefined) return rateLimited(wait)
+            const refused = yield* budgetRefusal(limits, budget, `${user.organizationId}:${user.email}`)
+            if (refused !== undefined) return refused
             yield* admins.note(user.organizationId, user.email, user.isAdmin, isoAt(yield* Clock.currentTimeMillis))
             return yield* httpEffect.pipe(
               Effect.provideService(CurrentUser, user),

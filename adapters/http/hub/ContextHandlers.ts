@@ -7,13 +7,14 @@ import { loadSubjectContext } from "../../../core/hub/SubjectContext.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
-import { makeRateLimiter } from "../RateLimiter.ts"
+import { RateLimits } from "../../../core/kernel/RateLimit.ts"
+import { budgetRefusal } from "../RateLimits.ts"
 import { ContextSignatureAuth, CurrentContextCaller, SubjectContextApi } from "./ContextApi.ts"
 
 export interface ContextAuthConfig {
   /** The parsed `HUB_CONTEXT_KEYS`; without keys every call answers 501. */
   readonly contextKeys: ContextKeys
-  /** Per-caller quota; requests per minute, per server instance. */
+  /** Per-caller quota; requests per minute, shared by every instance on the same rate-limit store. */
   readonly requestsPerMinute: number
 }
 
@@ -30,35 +31,44 @@ export const rawQueryString = (url: string): string => {
  * another caller's share.
  */
 const ContextSignatureAuthLayer = (config: ContextAuthConfig) =>
-  Layer.sync(ContextSignatureAuth, () => {
-    const limit = makeRateLimiter({ limit: config.requestsPerMinute, windowMs: 60_000 })
-    return ContextSignatureAuth.of({
-      contextSignature: (httpEffect, { credential }) =>
-        Effect.gen(function* () {
-          if (!config.contextKeys.configured) {
-            return errorResponse("NOT_CONFIGURED", { message: "The subject-context plane is not configured." })
-          }
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const caller = request.headers["x-workspace-service-id"] ?? ""
-          const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-          if (
-            !isContextCaller(caller) ||
-            !verify({
-              secret: config.contextKeys.keyFor(caller),
-              timestamp: request.headers["x-platform-timestamp"],
-              signature: Redacted.value(credential),
-              payload: rawQueryString(request.url),
-              nowSeconds
-            })
-          ) {
-            return errorResponse("UNAUTHORIZED")
-          }
-          const wait = yield* limit(caller)
-          if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
-          return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
-        })
+  Layer.effect(
+    ContextSignatureAuth,
+    Effect.gen(function* () {
+      const limits = yield* RateLimits
+      const budget = {
+        name: "hub.context",
+        limit: config.requestsPerMinute,
+        windowMillis: 60_000,
+        whenStoreFails: "local"
+      } as const
+      return ContextSignatureAuth.of({
+        contextSignature: (httpEffect, { credential }) =>
+          Effect.gen(function* () {
+            if (!config.contextKeys.configured) {
+              return errorResponse("NOT_CONFIGURED", { message: "The subject-context plane is not configured." })
+            }
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const caller = request.headers["x-workspace-service-id"] ?? ""
+            const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+            if (
+              !isContextCaller(caller) ||
+              !verify({
+                secret: config.contextKeys.keyFor(caller),
+                timestamp: request.headers["x-platform-timestamp"],
+                signature: Redacted.value(credential),
+                payload: rawQueryString(request.url),
+                nowSeconds
+              })
+            ) {
+              return errorResponse("UNAUTHORIZED")
+            }
+            const refused = yield* budgetRefusal(limits, budget, caller)
+            if (refused !== undefined) return refused
+            return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
+          })
+      })
     })
-  })
+  )
 
 const subjectContextGroup = () =>
   HttpApiBuilder.group(SubjectContextApi, "subjectContext", (handlers) =>

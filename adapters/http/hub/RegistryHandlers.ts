@@ -6,13 +6,14 @@ import { Directory } from "../../../core/hub/Directory.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import { Limits } from "../../../core/kernel/index.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
-import { makeRateLimiter } from "../RateLimiter.ts"
+import { RateLimits } from "../../../core/kernel/RateLimit.ts"
+import { budgetRefusal } from "../RateLimits.ts"
 import { RegistryAuthorizeApi } from "./RegistryApi.ts"
 
 export interface RegistryAuthorizeConfig {
   /** `PLATFORM_ISSUER`: the `iss` of the identity tokens the hub mints. */
   readonly issuer: string
-  /** Per-app quota; requests per minute, per server instance. */
+  /** Per-app quota; requests per minute, shared by every instance on the same rate-limit store. */
   readonly requestsPerMinute: number
 }
 
@@ -83,14 +84,18 @@ const registryAuthorizeGroup = (config: RegistryAuthorizeConfig) =>
     Effect.gen(function* () {
       const directory = yield* Directory
       const registry = yield* Registry
-      const limit = makeRateLimiter({ limit: config.requestsPerMinute, windowMs: 60_000 })
+      const limits = yield* RateLimits
+      const budget = {
+        name: "hub.registry",
+        limit: config.requestsPerMinute,
+        windowMillis: 60_000,
+        whenStoreFails: "local"
+      } as const
       return handlers.handle("authorize", ({ params, headers, payload }) =>
         Effect.gen(function* () {
           const app = yield* authenticateApp(params.slug, headers["x-workspace-api-key"])
-          const wait = yield* limit(app.service.id)
-          if (wait !== undefined) {
-            return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
-          }
+          const refused = yield* budgetRefusal(limits, budget, app.service.id)
+          if (refused !== undefined) return refused
           return { data: yield* authorize({ issuer: config.issuer }, app, payload.token) }
         }).pipe(
           Effect.provideService(Directory, directory),

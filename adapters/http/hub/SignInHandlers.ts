@@ -9,7 +9,8 @@ import { SignInLinks } from "../../../core/hub/SignInLinks.ts"
 import { ViewerLinks } from "../../../core/hub/ViewerLinks.ts"
 import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
-import { makeRateLimiter } from "../RateLimiter.ts"
+import { RateLimits } from "../../../core/kernel/RateLimit.ts"
+import { budgetRefusal } from "../RateLimits.ts"
 import { CurrentContextCaller } from "./ContextApi.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
 import { hubSessionCookie, withoutSessionCookie, withSessionCookie } from "./PersonAuth.ts"
@@ -19,7 +20,10 @@ import { ServiceDataChangeAuth } from "./ViewerLinkApi.ts"
 export interface EmailSignInHttpConfig {
   /** Where people's browsers reach the hub (HUB_PUBLIC_URL). */
   readonly publicUrl: string
-  /** Links asked for one address, and by one client, per window (per server instance). */
+  /**
+   * Links asked for one address, and by one client, per window: shared by every instance on the same
+   * rate-limit store, and refused (503) while that store cannot answer.
+   */
   readonly perAddress: number
   readonly perClient: number
   readonly windowMillis: number
@@ -64,9 +68,10 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
     Effect.gen(function* () {
       const links = yield* SignInLinks
       const sessions = yield* Sessions
-      const rule = { windowMs: config.windowMillis }
-      const perAddress = makeRateLimiter({ ...rule, limit: config.perAddress })
-      const perClient = makeRateLimiter({ ...rule, limit: config.perClient })
+      const limits = yield* RateLimits
+      const rule = { windowMillis: config.windowMillis, whenStoreFails: "refuse" } as const
+      const perAddress = { ...rule, name: "hub.sign-in.address", limit: config.perAddress }
+      const perClient = { ...rule, name: "hub.sign-in.client", limit: config.perClient }
       const publicUrl = config.publicUrl
 
       return handlers
@@ -75,9 +80,18 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
             const request = yield* HttpServerRequest.HttpServerRequest
             const client = Option.getOrElse(request.remoteAddress, () => "unknown")
             // Both budgets are spent by every request, known address or not, so a 429 tells nothing either.
-            const waitClient = yield* perClient(client)
-            const waitAddress = yield* perAddress(payload.email)
-            const wait = Math.max(waitClient ?? 0, waitAddress ?? 0)
+            const [byClient, byAddress] = yield* Effect.all(
+              [Effect.result(limits.take(perClient, client)), Effect.result(limits.take(perAddress, payload.email))],
+              { concurrency: 2 }
+            )
+            const refusals = [byClient, byAddress].flatMap((taken) => (taken._tag === "Failure" ? [taken.failure] : []))
+            if (refusals.some((refusal) => refusal._tag === "Unavailable")) {
+              return errorResponse("UNAVAILABLE", { headers: { "retry-after": "30" } })
+            }
+            const wait = Math.max(
+              0,
+              ...refusals.map((refusal) => (refusal._tag === "RateLimited" ? refusal.retryAfterSeconds : 0))
+            )
             if (wait > 0) {
               return errorResponse("RATE_LIMITED", {
                 message: "Too many sign-in links asked for. Wait a little, then ask again.",
@@ -153,7 +167,7 @@ export const MeHandlers = HttpApiBuilder.group(SignInApi, "me", (handlers) =>
 export interface ViewerLinkHttpConfig {
   /** The parsed `HUB_CONTEXT_KEYS`; without keys the route answers 501. */
   readonly contextKeys: ContextKeys
-  /** Per-caller quota, a minute (per server instance). */
+  /** Per-caller quota, a minute, shared by every instance on the same rate-limit store. */
   readonly requestsPerMinute: number
 }
 
@@ -161,40 +175,49 @@ export interface ViewerLinkHttpConfig {
 const viewerLinkCaller = "meeting-recaps"
 
 const ServiceDataChangeAuthLayer = (config: ViewerLinkHttpConfig) =>
-  Layer.sync(ServiceDataChangeAuth, () => {
-    const limit = makeRateLimiter({ limit: config.requestsPerMinute, windowMs: 60_000 })
-    return ServiceDataChangeAuth.of({
-      contextSignature: (httpEffect, { credential }) =>
-        Effect.gen(function* () {
-          if (!config.contextKeys.configured) {
-            return errorResponse("NOT_CONFIGURED", { message: "The service-data plane is not configured." })
-          }
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const caller = request.headers["x-workspace-service-id"] ?? ""
-          const body = yield* request.arrayBuffer.pipe(
-            Effect.map((buffer) => new Uint8Array(buffer)),
-            Effect.orElseSucceed(() => undefined)
-          )
-          const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-          if (
-            caller !== viewerLinkCaller ||
-            body === undefined ||
-            !verify({
-              secret: config.contextKeys.keyFor(caller),
-              timestamp: request.headers["x-platform-timestamp"],
-              signature: Redacted.value(credential),
-              payload: body,
-              nowSeconds
-            })
-          ) {
-            return errorResponse("UNAUTHORIZED")
-          }
-          const wait = yield* limit(caller)
-          if (wait !== undefined) return errorResponse("RATE_LIMITED", { headers: { "retry-after": String(wait) } })
-          return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
-        })
+  Layer.effect(
+    ServiceDataChangeAuth,
+    Effect.gen(function* () {
+      const limits = yield* RateLimits
+      const budget = {
+        name: "hub.viewer-link",
+        limit: config.requestsPerMinute,
+        windowMillis: 60_000,
+        whenStoreFails: "local"
+      } as const
+      return ServiceDataChangeAuth.of({
+        contextSignature: (httpEffect, { credential }) =>
+          Effect.gen(function* () {
+            if (!config.contextKeys.configured) {
+              return errorResponse("NOT_CONFIGURED", { message: "The service-data plane is not configured." })
+            }
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const caller = request.headers["x-workspace-service-id"] ?? ""
+            const body = yield* request.arrayBuffer.pipe(
+              Effect.map((buffer) => new Uint8Array(buffer)),
+              Effect.orElseSucceed(() => undefined)
+            )
+            const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+            if (
+              caller !== viewerLinkCaller ||
+              body === undefined ||
+              !verify({
+                secret: config.contextKeys.keyFor(caller),
+                timestamp: request.headers["x-platform-timestamp"],
+                signature: Redacted.value(credential),
+                payload: body,
+                nowSeconds
+              })
+            ) {
+              return errorResponse("UNAUTHORIZED")
+            }
+            const refused = yield* budgetRefusal(limits, budget, caller)
+            if (refused !== undefined) return refused
+            return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
+          })
+      })
     })
-  })
+  )
 
 /** `POST /api/v1/service-data/viewer-link` with its signature middleware. Needs ViewerLinks. */
 export const ViewerLinkHandlers = (config: ViewerLinkHttpConfig) =>

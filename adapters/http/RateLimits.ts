@@ -1,0 +1,121 @@
+import { Duration, Effect, Layer } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import * as RateLimiter from "effect/persistence/RateLimiter"
+import { createHash } from "node:crypto"
+import { RateLimited, Unavailable } from "../../core/kernel/Errors.ts"
+import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
+import { errorResponse } from "./ErrorResponse.ts"
+
+/** How long a request waits for the shared store before the budget's `whenStoreFails` rule applies. */
+const storeTimeout = Duration.seconds(1)
+
+const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
+
+/** Clients are kept hashed: the store holds no address or key id, and every key has the same length. */
+const keyOf = (budget: RateBudget, client: string) =>
+  `${budget.name}:${createHash("sha256").update(client).digest("base64url").slice(0, 32)}`
+
+const storeSlow = () =>
+  Effect.fail(
+    new RateLimiter.RateLimiterError({
+      reason: new RateLimiter.RateLimitStoreError({ message: "the rate-limit store did not answer in time" })
+    })
+  )
+
+/**
+ * The rate-limit port over effect's `RateLimiter` and the `RateLimiterStore` the server chose (Redis,
+ * Postgres, or memory): every instance on the same store spends the same budgets. The algorithm is the
+ * fixed window: a client's window opens at its first request and each request admitted extends it by
+ * `window / limit`; once `limit` requests are in it, requests are refused until it closes (that is the
+ * `Retry-After`), and then the budget is whole again. A client within its rate is never refused.
+ *
+ * When the store fails or takes longer than a second, a `refuse` budget answers Unavailable, and a `local`
+ * budget is counted in this process alone (each instance then grants the whole budget) until the store
+ * answers again. The first failure and the recovery are logged, not every request.
+ */
+export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.RateLimiterStore> = Layer.effect(
+  RateLimits,
+  Effect.gen(function* () {
+    const shared = yield* RateLimiter.make
+    const local = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+    let degraded = false
+
+    const recovered: Effect.Effect<void> = Effect.suspend(() => {
+      if (!degraded) return Effect.void
+      degraded = false
+      return Effect.logInfo("the rate-limit store answers again; budgets are shared again")
+    })
+
+    const failed = (error: RateLimiter.RateLimiterError): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (degraded) return Effect.void
+        degraded = true
+        return Effect.logWarning(
+          "the rate-limit store failed; sign-in budgets refuse and the others count per instance until it answers",
+          error
+        )
+      })
+
+    const exceeded = (reason: RateLimiter.RateLimitExceeded) =>
+      new RateLimited({ retryAfterSeconds: seconds(Duration.toMillis(reason.retryAfter)) })
+
+    return RateLimits.of({
+      take: (budget, client) => {
+        if (budget.limit < 1) return Effect.fail(new RateLimited({ retryAfterSeconds: seconds(budget.windowMillis) }))
+        const options = {
+          algorithm: "fixed-window",
+          onExceeded: "fail",
+          window: Duration.millis(budget.windowMillis),
+          limit: budget.limit,
+          key: keyOf(budget, client)
+        } as const
+        return shared.consume(options).pipe(
+          Effect.timeoutOrElse({ duration: storeTimeout, orElse: storeSlow }),
+          Effect.matchEffect({
+            onSuccess: () => recovered,
+            onFailure: (error): Effect.Effect<void, RateLimited | Unavailable> => {
+              if (error.reason._tag === "RateLimitExceeded")
+                return Effect.andThen(recovered, Effect.fail(exceeded(error.reason)))
+              if (budget.whenStoreFails === "refuse") {
+                return Effect.andThen(failed(error), Effect.fail(new Unavailable({})))
+              }
+              return Effect.andThen(
+                failed(error),
+                local.consume(options).pipe(
+                  Effect.asVoid,
+                  Effect.catch((again) =>
+                    again.reason._tag === "RateLimitExceeded" ? Effect.fail(exceeded(again.reason)) : Effect.die(again)
+                  )
+                )
+              )
+            }
+          })
+        )
+      }
+    })
+  })
+)
+
+/** Budgets kept in this process's memory: the embedded database (one process owns DATA_DIR) and tests. */
+export const RateLimitsMemory: Layer.Layer<RateLimits> = RateLimitsFromStore.pipe(
+  Layer.provide(RateLimiter.layerStoreMemory)
+)
+
+/**
+ * Takes one request from the client's budget: undefined when the request may go on, else the envelope's
+ * answer (429 RATE_LIMITED with `Retry-After`, or 503 UNAVAILABLE with `Retry-After` while a refusing budget's
+ * store is down).
+ */
+export const budgetRefusal = (
+  limits: RateLimits["Service"],
+  budget: RateBudget,
+  client: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> =>
+  limits.take(budget, client).pipe(
+    Effect.as(undefined),
+    Effect.catchTags({
+      RateLimited: (e) =>
+        Effect.succeed(errorResponse("RATE_LIMITED", { headers: { "retry-after": String(e.retryAfterSeconds) } })),
+      Unavailable: () => Effect.succeed(errorResponse("UNAVAILABLE", { headers: { "retry-after": "30" } }))
+    })
+  )

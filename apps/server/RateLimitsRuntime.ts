@@ -1,0 +1,33 @@
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import { Layer, Option, Redacted } from "effect"
+import * as RateLimiter from "effect/persistence/RateLimiter"
+import { RateLimitsFromStore, RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
+import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
+import { RateLimiterStoreSql } from "../../adapters/sql/ratelimits/RateLimiterStoreSql.ts"
+
+/**
+ * Where the rate-limit budgets live, chosen once at start: Redis when REDIS_URL is set, else the Postgres
+ * server of DATABASE_URL (the `rate_limits` schema), else this process's memory (the embedded database has
+ * one process per DATA_DIR, so that is every instance there is). A Redis that cannot be reached at start
+ * fails the start, as a database that cannot be reached does.
+ */
+export const RateLimitsFromConfig = (config: {
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  readonly redisKeyPrefix: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+}) => {
+  if (Option.isSome(config.redisUrl)) {
+    return RateLimitsFromStore.pipe(
+      Layer.provide(RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix })),
+      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) }))
+    )
+  }
+  if (Option.isSome(config.databaseUrl)) {
+    return RateLimitsFromStore.pipe(
+      Layer.provide(RateLimiterStoreSql),
+      Layer.provide(migrationsLayer("rate_limits", rateLimitMigrations))
+    )
+  }
+  return RateLimitsMemory
+}
