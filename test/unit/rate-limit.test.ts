@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Logger, Result } from "effect"
+import * as RateLimiter from "effect/persistence/RateLimiter"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
+import { RateLimitsFromStore, RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
 
 const budget = (limit: number, windowMillis = 60_000): RateBudget => ({
@@ -91,4 +92,86 @@ describe("RateLimits (fixed window)", () => {
       )
     )
   })
+})
+
+/**
+ * A store in front of the memory store that can be made to fail or to hang, as a Redis or Postgres that goes
+ * away does; `RateLimitsFromStore` over it, with its log lines captured.
+ */
+const faultyStore = Effect.gen(function* () {
+  const state = { mode: "answers" as "answers" | "fails" | "hangs" }
+  const inner = Context.get(yield* Layer.build(Layer.fresh(RateLimiter.layerStoreMemory)), RateLimiter.RateLimiterStore)
+  const outage = new RateLimiter.RateLimiterError({
+    reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
+  })
+  const guard = <A>(effect: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+    Effect.suspend(() =>
+      state.mode === "fails" ? Effect.fail(outage) : state.mode === "hangs" ? Effect.never : effect
+    )
+  const store = RateLimiter.RateLimiterStore.of({
+    fixedWindow: (options) => guard(inner.fixedWindow(options)),
+    tokenBucket: (options) => guard(inner.tokenBucket(options)),
+    adaptiveConsume: (options) => guard(inner.adaptiveConsume(options)),
+    adaptiveFeedback: (options) => guard(inner.adaptiveFeedback(options))
+  })
+  const lines: Array<string> = []
+  const capture = Logger.layer([Logger.make(({ message }) => void lines.push(String(message)))])
+  const limits = Context.get(
+    yield* Layer.build(
+      Layer.fresh(RateLimitsFromStore).pipe(
+        Layer.provide(Layer.succeed(RateLimiter.RateLimiterStore)(store)),
+        Layer.provide(capture)
+      )
+    ),
+    RateLimits
+  )
+  const take = (rule: RateBudget, client: string) =>
+    limits.take(rule, client).pipe(
+      Effect.as("allowed" as string),
+      Effect.catchTags({
+        RateLimited: (e) => Effect.succeed(`wait ${e.retryAfterSeconds}`),
+        Unavailable: () => Effect.succeed("unavailable")
+      }),
+      Effect.provide(capture)
+    )
+  return { state, take, lines }
+})
+
+describe("RateLimits when its store fails", () => {
+  const signIn: RateBudget = { name: "sign-in", limit: 2, windowMillis: 60_000, whenStoreFails: "refuse" }
+  const calls: RateBudget = { name: "calls", limit: 2, windowMillis: 60_000, whenStoreFails: "local" }
+
+  it.effect("a refusing budget answers Unavailable; a local one counts in this process; both log once", () =>
+    Effect.gen(function* () {
+      const { state, take, lines } = yield* faultyStore
+      assert.strictEqual(yield* take(calls, "a"), "allowed")
+      state.mode = "fails"
+      assert.strictEqual(yield* take(signIn, "a"), "unavailable")
+      assert.strictEqual(yield* take(signIn, "a"), "unavailable")
+      // Counted in this process alone, from nothing: the request the store took before is not known here.
+      assert.deepStrictEqual(
+        [yield* take(calls, "a"), yield* take(calls, "a"), yield* take(calls, "a")],
+        ["allowed", "allowed", "wait 60"]
+      )
+      assert.strictEqual(lines.filter((line) => line.includes("rate-limit store failed")).length, 1)
+      state.mode = "answers"
+      assert.strictEqual(yield* take(signIn, "a"), "allowed")
+      // The store again: it still holds the request it took before the outage.
+      assert.deepStrictEqual([yield* take(calls, "a"), yield* take(calls, "a")], ["allowed", "wait 60"])
+      assert.strictEqual(lines.filter((line) => line.includes("answers again")).length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a store that does not answer within a second is a store that failed", () =>
+    Effect.gen(function* () {
+      const { state, take } = yield* faultyStore
+      state.mode = "hangs"
+      const fiber = yield* Effect.forkChild(
+        Effect.all([take(signIn, "b"), take(calls, "b")], { concurrency: "unbounded" })
+      )
+      yield* Effect.yieldNow
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), ["unavailable", "allowed"])
+    }).pipe(Effect.scoped)
+  )
 })
