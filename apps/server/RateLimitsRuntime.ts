@@ -1,5 +1,5 @@
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
-import { Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { RateLimitsFromStore, RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
@@ -20,7 +20,10 @@ export const RateLimitsFromConfig = (config: {
   if (Option.isSome(config.redisUrl)) {
     return RateLimitsFromStore.pipe(
       Layer.provide(RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix })),
-      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) }))
+      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) })),
+      Layer.tapError(() =>
+        Effect.logError("REDIS_URL: the Redis server cannot be reached; the rate-limit budgets need it to start")
+      )
     )
   }
   if (Option.isSome(config.databaseUrl)) {
