@@ -17,21 +17,16 @@ import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import type { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import type { CallerKeyStore } from "../../core/decisions/CallerKeyStore.ts"
-import { Decisions } from "../../core/decisions/Decisions.ts"
 import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
 import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
-import { Templates } from "../../core/decisions/Templates.ts"
-import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
-import { Webhooks } from "../../core/decisions/Webhooks.ts"
 import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
+import { DecisionsUseCases } from "./DecisionsLayers.ts"
 import { DecisionsEventRelay, DecisionsWorkers, ExpirySweep } from "./DecisionsRuntime.ts"
-import { RecordActions } from "../../core/decisions/RecordActions.ts"
-import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
 import type { McpSessionStore } from "../../core/decisions/McpSessionStore.ts"
 import type { RecordStoreCredentials } from "../../core/decisions/RecordStoreCredentials.ts"
 import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
@@ -195,27 +190,19 @@ export const makeServer = (options: ServerOptions) => {
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
-  // Without a key to seal signing secrets, registering a webhook is refused (fail closed): see Webhooks.
-  const webhooks = Webhooks.layer({
-    secretsKey: secrets.DECISIONS_SECRETS_KEY,
-    allowLoopbackHttp: !production
-  })
-  // Record actions and webhook deliveries: sealed with the same key, sent by real adapters.
-  const workers = Layer.merge(
-    RecordActions.layer({ secretsKey: secrets.DECISIONS_SECRETS_KEY }),
-    WebhookDeliveries.layer({
+  // Without a key to seal secrets, registering a webhook or a record-store token is refused (fail closed).
+  const decisions = DecisionsUseCases(
+    {
       secretsKey: secrets.DECISIONS_SECRETS_KEY,
-      retrySchedule: config.webhookRetrySchedule,
-      timeoutMs: config.webhookTimeoutMillis
-    })
-  ).pipe(
-    Layer.provide(RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl })),
-    Layer.provide(WebhookSenderHttp({ allowLoopback: !production }))
-  )
-  const decisions = DecisionPages.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers)),
-    Layer.provideMerge(Decisions.layer),
-    Layer.provideMerge(Layer.merge(options.decisionsData, IdGeneratorUlid))
+      allowLoopbackHttp: !production,
+      webhookRetrySchedule: config.webhookRetrySchedule,
+      webhookTimeoutMs: config.webhookTimeoutMillis
+    },
+    {
+      data: options.decisionsData,
+      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
+      webhookSender: WebhookSenderHttp({ allowLoopback: !production })
+    }
   )
   const decisionsListener = listen(decisionsRoutes(settings), {
     ...at(ports.decisions),

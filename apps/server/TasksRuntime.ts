@@ -6,7 +6,7 @@ import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
-import { TaskInboxLayer } from "../../core/tasks/TaskInbox.ts"
+import { TaskInboxLayer, type TaskInboxConfig } from "../../core/tasks/TaskInbox.ts"
 import type { ServerConfig } from "./Config.ts"
 import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
 
@@ -30,6 +30,14 @@ export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
   Option.getOrElse(config.tasksPublicUrl, () => `http://${config.host}:${port}`).replace(/\/+$/, "")
 
 /**
+ * The task inbox's use cases over the data adapters given (also provided, for inspection and for the routes'
+ * own needs): the one composition the bundled server, the tests and embedders use. `data` is `TasksDataSql`,
+ * or memory adapters.
+ */
+export const TasksUseCases = <Data, E, R>(config: TaskInboxConfig, data: Layer.Layer<Data, E, R>) =>
+  TaskInboxLayer(config).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
+
+/**
  * The task inbox use cases over the SQL adapters (also provided). A malformed TASKS_MACHINE_KEYS stops the server at start
  * (the message names the entry's position, never a key).
  */
@@ -38,9 +46,9 @@ export const TasksSql = (options: { readonly publicUrl: string; readonly machine
     Effect.gen(function* () {
       const keys = parseMachineKeys(Redacted.value(options.machineKeys))
       if (Result.isFailure(keys)) return yield* Effect.die(new Error(`TASKS_MACHINE_KEYS: ${keys.failure}`))
-      return TaskInboxLayer({ publicUrl: options.publicUrl, machineKeys: keys.success })
+      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, TasksDataSql)
     })
-  ).pipe(Layer.provideMerge(Layer.merge(TasksDataSql, IdGeneratorUlid)))
+  )
 
 /** Relays the task inbox's event outbox to the hub, signed with TASKS_SIGNING_KEY. */
 export const TasksEventRelay = (options: {

@@ -1,5 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
+import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
@@ -8,11 +10,11 @@ import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { Decisions } from "../../core/decisions/Decisions.ts"
 import { Identity } from "../../core/hub/Identity.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { ServerConfig } from "./Config.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
+import { DecisionsUseCases } from "./DecisionsLayers.ts"
 import { loadDecisionsDemoData } from "./DecisionsDemoData.ts"
 import { demoOrganizationName, loadHubDemoData } from "./HubDemoData.ts"
 import { loadDemoData } from "./TasksDemoData.ts"
@@ -35,8 +37,14 @@ const program = Effect.gen(function* () {
   )
   const tasks = TasksSql({ publicUrl: tasksPublicUrl(config, config.tasksPort), machineKeys: config.tasksMachineKeys })
   const hub = Identity.layer.pipe(Layer.provideMerge(Layer.mergeAll(DirectorySql, ServiceStoreSql, IdGeneratorUlid)))
-  const decisions = Decisions.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(DecisionsDataSql, TransactionsSql, IdGeneratorUlid))
+  // The demo only reads and writes data: no secrets key, so nothing is sealed and no worker runs.
+  const decisions = DecisionsUseCases(
+    { secretsKey: undefined, allowLoopbackHttp: false },
+    {
+      data: Layer.merge(DecisionsDataSql, TransactionsSql),
+      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
+      webhookSender: WebhookSenderHttp({ allowLoopback: false })
+    }
   )
   const stores = Layer.mergeAll(tasks, hub, decisions).pipe(Layer.provide(migrations), Layer.provide(database))
   const { hubDemo, decisionsDemo, tasksDemo } = yield* Effect.gen(function* () {

@@ -1,18 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
-import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
-import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
-import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
-import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
-import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
-import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
+import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
@@ -48,16 +41,7 @@ const countingReads = <E>(data: Layer.Layer<Layer.Success<typeof memoryData>, E>
     Layer.provideMerge(data)
   )
 
-const memoryData = Layer.mergeAll(
-  DecisionStoreMemory,
-  RoleStoreMemory,
-  CallerKeyStoreMemory,
-  DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
-  WebhookStoreMemory,
-  ProducerOutboxMemory,
-  OrganizationAdminsMemory,
-  IdGeneratorUlid
-)
+const memoryData = Layer.merge(DecisionsDataMemory, IdGeneratorUlid)
 
 const backends = [
   { name: "memory", stack: countingReads(memoryData) },

@@ -1,19 +1,12 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
-import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Clock, Context, Effect, Layer, ManagedRuntime, Result } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
-import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
-import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
-import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
-import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
-import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
-import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
+import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
 import type { Decision } from "../../core/decisions/Decision.ts"
 import { step, type Command } from "../../core/decisions/DecisionMachine.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
@@ -77,15 +70,7 @@ const racingStack = <E>(
     Layer.provideMerge(Layer.merge(data, IdGeneratorUlid))
   )
 
-const memoryData = Layer.mergeAll(
-  DecisionStoreMemory,
-  RoleStoreMemory,
-  CallerKeyStoreMemory,
-  DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
-  WebhookStoreMemory,
-  ProducerOutboxMemory,
-  OrganizationAdminsMemory
-)
+const memoryData = DecisionsDataMemory
 
 const backends = [
   { name: "memory", stack: () => racingStack(memoryData), numRuns: 200 },

@@ -1,22 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
-import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as fc from "fast-check"
-import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
-import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
-import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
-import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
-import { RecordStoreCredentialsMemory } from "../../adapters/memory/decisions/RecordStoreCredentialsMemory.ts"
 import {
   RecordUpdateFailed,
   RecordUpdaterMemory,
   RecordUpdaterMemoryLog
 } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
-import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
-import { TemplateStoreMemory } from "../../adapters/memory/decisions/TemplateStoreMemory.ts"
-import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
 import type { ActionStatus } from "../../core/decisions/ActionMachine.ts"
+import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
 import { Decisions, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
@@ -34,21 +25,7 @@ const stack = () =>
     })
   ).pipe(
     Layer.provideMerge(Decisions.layer),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        DecisionStoreMemory,
-        RoleStoreMemory,
-        CallerKeyStoreMemory,
-        DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
-        ProducerOutboxMemory,
-        OrganizationAdminsMemory,
-        TemplateStoreMemory,
-        WebhookStoreMemory,
-        RecordStoreCredentialsMemory,
-        RecordUpdaterMemory,
-        IdGeneratorUlid
-      )
-    )
+    Layer.provideMerge(Layer.mergeAll(DecisionsDataMemory, RecordUpdaterMemory, IdGeneratorUlid))
   )
 
 type Runtime = ManagedRuntime.ManagedRuntime<Decisions | Templates | RecordActions | RecordUpdaterMemoryLog, never>

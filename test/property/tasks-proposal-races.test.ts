@@ -1,11 +1,11 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, ManagedRuntime, Result } from "effect"
 import fc from "fast-check"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { Proposals } from "../../core/tasks/Proposals.ts"
-import { TaskInboxLayer, type TaskInbox } from "../../core/tasks/TaskInbox.ts"
+import type { TaskInbox } from "../../core/tasks/TaskInbox.ts"
+import { TasksUseCases } from "../../apps/server/TasksRuntime.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { opsKey, publicUrl, tasksMemoryData, tasksSqlData, type TasksData } from "../support/TasksStack.ts"
@@ -32,15 +32,13 @@ const takingTurns = (store: RecordStore["Service"]): RecordStore["Service"] => {
 
 /** The task inbox use cases over `data`, their record store taking turns. */
 const racingStack = (data: TasksData) =>
-  TaskInboxLayer({ publicUrl, machineKeys: [opsKey] }).pipe(
-    Layer.provideMerge(
-      Layer.effectContext(
-        Effect.map(Effect.context<RecordStore>(), (context) =>
-          Context.add(context, RecordStore, takingTurns(Context.get(context, RecordStore)))
-        )
+  TasksUseCases(
+    { publicUrl, machineKeys: [opsKey] },
+    Layer.effectContext(
+      Effect.map(Effect.context<RecordStore>(), (context) =>
+        Context.add(context, RecordStore, takingTurns(Context.get(context, RecordStore)))
       )
-    ),
-    Layer.provideMerge(Layer.merge(data, IdGeneratorUlid))
+    ).pipe(Layer.provideMerge(data))
   )
 
 type Command =

@@ -8,17 +8,16 @@ import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
-import { TasksOutboxSql } from "../../apps/server/TasksRuntime.ts"
+import { TasksOutboxSql, TasksUseCases } from "../../apps/server/TasksRuntime.ts"
 import { tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import type { TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import type { TaskApiKeyStore } from "../../core/tasks/ApiKeyStore.ts"
 import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import type { MachineKey } from "../../core/tasks/MachineKeys.ts"
 import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import type { SessionStore } from "../../core/tasks/SessionStore.ts"
-import { TaskInboxLayer, type TaskInbox } from "../../core/tasks/TaskInbox.ts"
+import type { TaskInbox } from "../../core/tasks/TaskInbox.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
 import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
@@ -63,8 +62,7 @@ export const opsKey: MachineKey = {
 }
 
 /** The task inbox use cases over a data layer (its ports also provided, for seeding and inspection). */
-export const tasksStack = (data: TasksData) =>
-  TaskInboxLayer({ publicUrl, machineKeys: [opsKey] }).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
+export const tasksStack = (data: TasksData) => TasksUseCases({ publicUrl, machineKeys: [opsKey] }, data)
 
 const settings: ServiceSettings = {
   production: false,
