@@ -1,6 +1,7 @@
 import { Result } from "effect"
 import { sign } from "../auth/Signature.ts"
 import { signStandardWebhook } from "../auth/StandardWebhook.ts"
+import { nextAttemptAt, retryAfterSeconds, scheduled, statusVerdict, type RetryPolicy } from "../kernel/RetryPolicy.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import type { DecisionStatus } from "./Decision.ts"
 import type { DeliveryResult } from "./WebhookOutbox.ts"
@@ -26,15 +27,6 @@ export const parseRetrySchedule = (text: string): Result.Result<ReadonlyArray<nu
   return Result.succeed(seconds)
 }
 
-/** A `Retry-After` header: delta seconds or an HTTP date; anything else is ignored. */
-export const retryAfterSeconds = (header: string | undefined, nowMs: number): number | undefined => {
-  if (header === undefined) return undefined
-  const trimmed = header.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const at = Date.parse(trimmed)
-  return Number.isFinite(at) ? Math.max(0, (at - nowMs) / 1000) : undefined
-}
-
 export interface AttemptContext {
   /** Attempts made before this one. */
   readonly attemptsBefore: number
@@ -44,31 +36,36 @@ export interface AttemptContext {
   readonly jitter: number
 }
 
+/**
+ * The webhook outbox's retry policy: the schedule's next delay plus up to a quarter of it, never less than
+ * `Retry-After`, never over 12 hours, until the schedule runs out; a 1xx or 3xx answer is permanent.
+ */
+export const webhookRetryPolicy = (schedule: ReadonlyArray<number>): RetryPolicy => ({
+  baseDelaySeconds: scheduled(schedule),
+  jitterShare: 0.25,
+  minSeconds: 0,
+  maxSeconds: maxRetryDelaySeconds,
+  otherStatuses: "permanent"
+})
+
 const shortError = (text: string) => text.slice(0, 200)
 
 /**
  * What one attempt comes to: 2xx is delivered; 4xx other than 408 and 429 is permanent; 408,
- * 429, 5xx, timeouts and network failures retry after the schedule's next delay (jittered, never less than
- * `Retry-After`, never over 12 hours) until the schedule runs out. An address the delivery may not reach
- * is permanent.
+ * 429, 5xx, timeouts and network failures retry after the schedule's next delay (`webhookRetryPolicy`)
+ * until the schedule runs out. An address the delivery may not reach is permanent.
  */
 export const attemptOutcome = (
   answer: Result.Result<WebhookAnswer, WebhookSendFailed>,
   context: AttemptContext
 ): DeliveryResult => {
   const at = isoAt(context.nowMs)
+  const policy = webhookRetryPolicy(context.schedule)
   const retryOrGiveUp = (error: string, statusCode: number | undefined, retryAfter: number | undefined) => {
-    const delay = context.schedule[context.attemptsBefore]
-    if (delay === undefined)
+    const next = nextAttemptAt(policy, context, retryAfter)
+    if (next === undefined)
       return { _tag: "GiveUp", status: "failed", at, error: shortError(error), statusCode } as const
-    const jittered = delay * (1 + 0.25 * Math.min(Math.max(context.jitter, 0), 0.999))
-    const seconds = Math.min(Math.max(jittered, retryAfter ?? 0), maxRetryDelaySeconds)
-    return {
-      _tag: "Retry",
-      nextAttemptAt: isoAt(context.nowMs + Math.round(seconds * 1000)),
-      error: shortError(error),
-      statusCode
-    } as const
+    return { _tag: "Retry", nextAttemptAt: next, error: shortError(error), statusCode } as const
   }
   if (Result.isFailure(answer)) {
     const failure = answer.failure
@@ -77,15 +74,18 @@ export const attemptOutcome = (
       : retryOrGiveUp(failure.message, undefined, undefined)
   }
   const { status } = answer.success
-  if (status >= 200 && status < 300) return { _tag: "Delivered", at, statusCode: status }
-  if (status === 408 || status === 429 || status >= 500) {
-    return retryOrGiveUp(
-      `The endpoint answered ${status}.`,
-      status,
-      retryAfterSeconds(answer.success.retryAfter, context.nowMs)
-    )
+  switch (statusVerdict(policy, status)) {
+    case "delivered":
+      return { _tag: "Delivered", at, statusCode: status }
+    case "retry":
+      return retryOrGiveUp(
+        `The endpoint answered ${status}.`,
+        status,
+        retryAfterSeconds(answer.success.retryAfter, context.nowMs)
+      )
+    case "permanent":
+      return { _tag: "GiveUp", status: "failed", at, error: `The endpoint answered ${status}.`, statusCode: status }
   }
-  return { _tag: "GiveUp", status: "failed", at, error: `The endpoint answered ${status}.`, statusCode: status }
 }
 
 /**

@@ -1,23 +1,32 @@
 import { Clock, Context, Effect, Layer, Random, Result } from "effect"
-import { retryAfterSeconds } from "../decisions/WebhookDelivery.ts"
 import { Hub } from "../kernel/Limits.ts"
+import {
+  doubling,
+  retryAfterSeconds,
+  retryDelaySeconds as policyDelay,
+  statusVerdict,
+  type RetryPolicy
+} from "../kernel/RetryPolicy.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { ProducerOutbox, type OutboxEntry, type RelayOutcome } from "./ProducerOutbox.ts"
 import { HubEventPublisher, type HubAnswer, type HubPublishFailed } from "./HubEventPublisher.ts"
 
-/** Up to a tenth of a delay is added, so events refused together are not all retried at the same instant. */
-const jitterShare = 0.1
-
 /**
- * Seconds before the retry that follows `attemptsBefore` failed attempts (the hub's rule: "a backoff
- * schedule from 60 seconds up to 12 hours"): 60 s doubling at each attempt, plus up to 10% jitter
- * (`jitter` in [0, 1)), never less than the hub's `Retry-After`, never over 12 hours.
+ * The producer outbox's retry policy (the hub's rule: "a backoff schedule from 60 seconds up to 12 hours"):
+ * 60 s doubling at each attempt, plus up to 10% jitter, never less than the hub's `Retry-After`, never over
+ * 12 hours, without end; a 1xx or 3xx answer is retried.
  */
-export const retryDelaySeconds = (attemptsBefore: number, jitter: number, retryAfter?: number | undefined): number => {
-  const base = Hub.eventRedeliveryMinSeconds * 2 ** Math.max(0, attemptsBefore)
-  const jittered = base * (1 + jitterShare * Math.min(Math.max(jitter, 0), 0.999))
-  return Math.min(Math.max(jittered, retryAfter ?? 0, Hub.eventRedeliveryMinSeconds), Hub.eventRedeliveryMaxSeconds)
+export const producerRetryPolicy: RetryPolicy = {
+  baseDelaySeconds: doubling(Hub.eventRedeliveryMinSeconds),
+  jitterShare: 0.1,
+  minSeconds: Hub.eventRedeliveryMinSeconds,
+  maxSeconds: Hub.eventRedeliveryMaxSeconds,
+  otherStatuses: "retry"
 }
+
+/** Seconds before the retry that follows `attemptsBefore` failed attempts (`producerRetryPolicy`; `jitter` in [0, 1)). */
+export const retryDelaySeconds = (attemptsBefore: number, jitter: number, retryAfter?: number | undefined): number =>
+  policyDelay(producerRetryPolicy, attemptsBefore, jitter, retryAfter) ?? Hub.eventRedeliveryMaxSeconds
 
 export interface AttemptContext {
   /** Attempts recorded before this one. */
@@ -27,13 +36,9 @@ export interface AttemptContext {
   readonly jitter: number
 }
 
-/** A 4xx answer is permanent, except 408 and 429 (the hub's quota answer says "retry with backoff"). */
-export const isPermanent = (status: number): boolean =>
-  status >= 400 && status < 500 && status !== 408 && status !== 429
-
 /**
  * What one attempt comes to: any 2xx is delivered (a duplicate answers 200);
- * a 4xx other than 408 and 429 is permanent, never retried; everything else (408, 429, 5xx, a timeout, no
+ * a 4xx other than 408 and 429 (the hub's quota answer says "retry with backoff") is permanent, never retried; everything else (408, 429, 5xx, a timeout, no
  * connection, and the 1xx/3xx the spec does not name) is retried after `retryDelaySeconds`. A transient
  * failure never gives up: producers "deliver with retries until acknowledged", and at the 12-hour cap
  * a waiting event costs two attempts a day, so an outage of any length loses nothing.
@@ -53,9 +58,10 @@ export const relayOutcome = (
   })
   if (Result.isFailure(answer)) return retry(answer.failure.message, undefined, undefined)
   const { status } = answer.success
-  if (status >= 200 && status < 300) return { _tag: "Delivered", at, statusCode: status }
+  const verdict = statusVerdict(producerRetryPolicy, status)
+  if (verdict === "delivered") return { _tag: "Delivered", at, statusCode: status }
   const error = `The hub answered ${status}.`
-  if (isPermanent(status)) return { _tag: "Failed", at, error, statusCode: status }
+  if (verdict === "permanent") return { _tag: "Failed", at, error, statusCode: status }
   return retry(error, status, retryAfterSeconds(answer.success.retryAfter, context.nowMs))
 }
 

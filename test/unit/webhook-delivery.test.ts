@@ -7,9 +7,9 @@ import {
   attemptOutcome,
   maxRetryDelaySeconds,
   parseRetrySchedule,
-  retryAfterSeconds,
   signedHeaders
 } from "../../core/decisions/WebhookDelivery.ts"
+import { retryAfterSeconds } from "../../core/kernel/RetryPolicy.ts"
 import { WebhookSendFailed } from "../../core/decisions/WebhookSender.ts"
 
 const now = Date.parse("2030-01-01T00:00:00.000Z")
