@@ -60,14 +60,15 @@ export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.Rat
       new RateLimited({ retryAfterSeconds: seconds(Duration.toMillis(reason.retryAfter)) })
 
     return RateLimits.of({
-      take: (budget, client) => {
+      take: (budget, client, requests = 1) => {
         if (budget.limit < 1) return Effect.fail(new RateLimited({ retryAfterSeconds: seconds(budget.windowMillis) }))
         const options = {
           algorithm: "fixed-window",
           onExceeded: "fail",
           window: Duration.millis(budget.windowMillis),
           limit: budget.limit,
-          key: keyOf(budget, client)
+          key: keyOf(budget, client),
+          tokens: requests
         } as const
         return shared.consume(options).pipe(
           Effect.timeoutOrElse({ duration: storeTimeout, orElse: storeSlow }),

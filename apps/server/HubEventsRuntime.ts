@@ -1,5 +1,6 @@
 import { Effect, Latch, Layer } from "effect"
 import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory.ts"
+import { makeBatchedTakes } from "../../adapters/http/BatchedTakes.ts"
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
 import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubscriptionStoreMemory.ts"
@@ -10,7 +11,6 @@ import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSq
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
-import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
@@ -60,10 +60,11 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
     whenStoreFails: "local"
   } as const
   const ingest = Layer.unwrap(
-    Effect.map(RateLimits, (limits) =>
+    Effect.map(makeBatchedTakes(budget), (take) =>
       EventIngest.layer({
+        // A producer's concurrent deliveries are counted in one step (BatchedTakes.ts).
         quota: (service) =>
-          limits.take(budget, service).pipe(
+          take(service).pipe(
             Effect.as(undefined),
             // A `local` budget never answers Unavailable; were it to, the delivery is retried later all the same.
             Effect.catchTags({
