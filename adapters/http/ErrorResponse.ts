@@ -13,6 +13,7 @@ import type { IdempotencyConflict } from "../../core/idempotency/Idempotency.ts"
 import {
   failure,
   isErrorCode,
+  safeMessage,
   statusOf,
   type Conflict,
   type ErrorCode,
@@ -28,7 +29,10 @@ import {
   type ValidationError
 } from "../../core/kernel/index.ts"
 
-/** The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise. */
+/**
+ * The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise. A
+ * validation error's `details` are always the list of bad fields (`validationDetailsOf`), whoever raised it.
+ */
 export const errorResponse = (
   code: ErrorCode,
   options: {
@@ -38,10 +42,54 @@ export const errorResponse = (
     readonly headers?: Record<string, string> | undefined
   } = {}
 ): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.jsonUnsafe(failure(code, options.message, options.details), {
-    status: options.status ?? statusOf(code),
-    headers: options.headers
-  })
+  HttpServerResponse.jsonUnsafe(
+    failure(
+      code,
+      options.message,
+      isValidationCode(code)
+        ? validationDetailsOf(options.details, safeMessage(code, options.message))
+        : options.details
+    ),
+    { status: options.status ?? statusOf(code), headers: options.headers }
+  )
+
+const isValidationCode = (code: ErrorCode) => code === "VALIDATION_ERROR" || code === "validation_error"
+
+/** One bad field of a validation error: where it was (`body`, `query`, `path`, `header`), its name and what is wrong. */
+export interface FieldIssue {
+  readonly in: string
+  readonly field: string
+  readonly message: string
+}
+
+const headerFields = new Set(["idempotency-key"])
+const queryFields = new Set(["cursor", "limit"])
+
+/** Where a field named without its place is: the few header and query names the core checks, else the body. */
+const placeOf = (field: string) =>
+  headerFields.has(field.toLowerCase()) ? "header" : queryFields.has(field) ? "query" : "body"
+
+const issueOf = (entry: unknown, fallback: string): FieldIssue | undefined => {
+  if (!Predicate.isObject(entry)) return undefined
+  const e = entry as { readonly in?: unknown; readonly field?: unknown; readonly message?: unknown }
+  const field = typeof e.field === "string" ? e.field : ""
+  return {
+    in: typeof e.in === "string" && e.in.length > 0 ? e.in : placeOf(field),
+    field,
+    message: typeof e.message === "string" && e.message.length > 0 ? e.message : fallback
+  }
+}
+
+/**
+ * Every validation error of every service carries `details` as a list, one entry per bad field:
+ * `[{in, field, message}]`. A failure the core described as one field (`{field}`) or without details becomes
+ * that list too (the field `""` is the whole of its place), so a client reads one shape.
+ */
+export const validationDetailsOf = (details: unknown, message: string): ReadonlyArray<FieldIssue> => {
+  const entries = Array.isArray(details) ? details : details === undefined ? [] : [details]
+  const issues = entries.flatMap((entry) => issueOf(entry, message) ?? [])
+  return issues.length > 0 ? issues : [{ in: "body", field: "", message }]
+}
 
 /**
  * Which spelling of the shared codes a service answers with: the hub's upper-case codes, or the decisions
