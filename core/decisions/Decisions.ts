@@ -18,6 +18,7 @@ import { WebhookStore } from "./WebhookStore.ts"
 import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
+import type { DecisionsInterface } from "./DecisionsInterface.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
 import { InvalidActionTransition, InvalidTransition, UnknownRole } from "./Errors.ts"
 import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
@@ -91,7 +92,7 @@ const validationError = (field: string, message: string) =>
  * The decisions service's use cases. Every read applies expiry (`settle`) and computes routing live;
  * every move goes through the pure machine and an optimistic write, then wakes long-polling readers.
  */
-export class Decisions extends Context.Service<Decisions, Effect.Success<typeof make>>()("core/decisions/Decisions") {
+export class Decisions extends Context.Service<Decisions, DecisionsInterface>()("core/decisions/Decisions") {
   static readonly layer = Layer.effect(
     Decisions,
     Effect.suspend(() => make)
