@@ -46,14 +46,26 @@ export interface Collaborators {
  * it over the same `RecordStore`.
  */
 export interface TaskRecords extends Collaborators {
-  /** Tasks as answers show them, every person and project they name looked up once. */
-  readonly showAll: (tasks: ReadonlyArray<TaskRecord>) => Effect.Effect<ReadonlyArray<Task>, UpstreamError>
-  readonly showOne: (task: TaskRecord) => Effect.Effect<Task, UpstreamError>
+  /**
+   * Tasks as answers show them, every person and project they name looked up once; those the caller has
+   * just read (`known`) are not looked up again.
+   */
+  readonly showAll: (
+    tasks: ReadonlyArray<TaskRecord>,
+    known?: KnownRecords | undefined
+  ) => Effect.Effect<ReadonlyArray<Task>, UpstreamError>
+  readonly showOne: (task: TaskRecord, known?: KnownRecords | undefined) => Effect.Effect<Task, UpstreamError>
   readonly listTasks: (query: Q.Query) => Effect.Effect<ReadonlyArray<Task>, UpstreamError>
   /** The task, if the user is party to it; NotFound otherwise. */
   readonly partyTask: (user: TaskUser, id: string) => Effect.Effect<TaskRecord, NotFound | UpstreamError>
   /** Writes changes to a task with the list bookkeeping; answers the task as stored after. */
   readonly changeTask: (task: TaskRecord, changes: Fields) => Effect.Effect<TaskRecord, NotFound | UpstreamError>
+}
+
+/** People and projects (by id, with their name) a use case has read already in this request. */
+export interface KnownRecords {
+  readonly people?: ReadonlyArray<Person> | undefined
+  readonly projects?: ReadonlyArray<{ readonly id: string; readonly name: string }> | undefined
 }
 
 export const makeCollaborators: Effect.Effect<Collaborators, never, RecordStore> = Effect.gen(function* () {
@@ -97,16 +109,18 @@ export const makeTaskRecords = (publicUrl: string): Effect.Effect<TaskRecords, n
     const collaborators = yield* makeCollaborators
     const { taskLink } = taskLinks(publicUrl)
 
-    const showAll = Effect.fn("Tasks.showAll")(function* (tasks: ReadonlyArray<TaskRecord>) {
+    const showAll = Effect.fnUntraced(function* (tasks: ReadonlyArray<TaskRecord>, known?: KnownRecords) {
+      const people = new Map<string, Person>()
+      const projects = new Map<string, string>()
+      for (const person of known?.people ?? []) people.set(person.id, person)
+      for (const project of known?.projects ?? []) projects.set(project.id, project.name)
       const personIds = new Set<string>()
       const projectIds = new Set<string>()
       for (const task of tasks) {
-        if (task.assignedTo !== undefined) personIds.add(task.assignedTo)
-        if (task.requestedBy !== undefined) personIds.add(task.requestedBy)
-        if (task.project[0] !== undefined) projectIds.add(task.project[0])
+        if (task.assignedTo !== undefined && !people.has(task.assignedTo)) personIds.add(task.assignedTo)
+        if (task.requestedBy !== undefined && !people.has(task.requestedBy)) personIds.add(task.requestedBy)
+        if (task.project[0] !== undefined && !projects.has(task.project[0])) projectIds.add(task.project[0])
       }
-      const people = new Map<string, Person>()
-      const projects = new Map<string, string>()
       yield* Effect.forEach(
         personIds,
         (id) => Effect.map(store.get("collaborators", id), (r) => void (r && people.set(id, toPerson(r)))),
@@ -125,7 +139,7 @@ export const makeTaskRecords = (publicUrl: string): Effect.Effect<TaskRecords, n
         })
       )
     })
-    const showOne = (task: TaskRecord) => Effect.map(showAll([task]), (shown) => shown[0]!)
+    const showOne = (task: TaskRecord, known?: KnownRecords) => Effect.map(showAll([task], known), (shown) => shown[0]!)
 
     const listTasks = (query: Q.Query) =>
       Effect.flatMap(store.select("tasks", query), (records) => showAll(records.map(readTask)))

@@ -7,7 +7,7 @@ import type { InvalidFields } from "./Errors.ts"
 import { defaultHistoryDays, TaskLists } from "./Lists.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields } from "./RecordStore.ts"
-import { newTaskFields, readTask, type Task, type TaskRecord } from "./Task.ts"
+import { newTaskFields, readTask, text, type Task, type TaskRecord } from "./Task.ts"
 import { Checks, parseCreateTask, parsePatchTask, type CreateTaskBody, type PatchTaskBody } from "./TaskInput.ts"
 import { invalid, isoNow, makeTaskRecords, taskLinks, type TaskUser } from "./TaskRecords.ts"
 import { defaultBulkRejectReason, Triage } from "./Triage.ts"
@@ -153,13 +153,13 @@ const make = (settings: TasksSettings) =>
 
       get: (user: TaskUser, id: string) => Effect.flatMap(partyTask(user, id), showOne),
 
-      create: Effect.fn("Tasks.create")(function* (user: TaskUser, body: CreateTaskBody) {
+      create: Effect.fnUntraced(function* (user: TaskUser, body: CreateTaskBody) {
         const input = parseCreateTask(body)
         if (Result.isFailure(input)) return yield* invalid(input.failure)
         const v = input.success
         const assignee = v.assignedTo === undefined ? user : yield* resolvePerson("assignedTo", v.assignedTo)
         const requester = v.requestedBy === undefined ? user : yield* resolvePerson("requestedBy", v.requestedBy)
-        if (v.project !== undefined) yield* requireRecord("projects", "project", v.project)
+        const project = v.project === undefined ? undefined : yield* requireRecord("projects", "project", v.project)
         const record = yield* store.create(
           "tasks",
           newTaskFields({
@@ -173,7 +173,11 @@ const make = (settings: TasksSettings) =>
             project: v.project === undefined ? [] : [v.project]
           })
         )
-        return yield* showOne(readTask(record))
+        // The people and the project were read in this request: the answer shows them without reading again.
+        return yield* showOne(readTask(record), {
+          people: [assignee, requester],
+          projects: project === undefined ? [] : [{ id: project.id, name: text(project.fields, "name") }]
+        })
       }),
 
       update: Effect.fn("Tasks.update")(function* (user: TaskUser, id: string, body: PatchTaskBody) {
