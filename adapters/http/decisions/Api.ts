@@ -42,8 +42,17 @@ import {
 } from "./Schemas.ts"
 
 const idParam = { id: DecisionId }
-const mutationErrors = [E.badRequest, E.unauthorized, E.notFound, E.conflict, E.payloadTooLarge, E.rateLimited]
-const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.rateLimited]
+// Every data route may also answer 503 UNAVAILABLE while the database cannot be reached.
+const mutationErrors = [
+  E.badRequest,
+  E.unauthorized,
+  E.notFound,
+  E.conflict,
+  E.payloadTooLarge,
+  E.rateLimited,
+  E.unavailable
+]
+const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.rateLimited, E.unavailable]
 const created = <S extends Schema.Top>(schema: S) => schema.pipe(HttpApiSchema.status(201))
 
 /** Agents and services post decisions and learn the outcome. */

@@ -66,7 +66,7 @@ const SearchQuery = {
   )
 }
 
-const readErrors = [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.rateLimited]
+const readErrors = [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.rateLimited, E.unavailable]
 
 /**
  * The uniform pages plane of the decisions service (docs/pages.md): the hub's workspace lists and opens

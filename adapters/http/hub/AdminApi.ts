@@ -176,7 +176,7 @@ const installationParams = { ...orgParam, serviceId: text(32) }
 const serviceParam = { id: text(32) }
 
 const created = <S extends Schema.Top>(schema: S) => schema.pipe(HttpApiSchema.status(201))
-const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.notConfigured]
+const readErrors = [E.badRequest, E.unauthorized, E.notFound, E.notConfigured, E.unavailable]
 const writeErrors = [...readErrors, E.conflict, E.payloadTooLarge]
 
 /**

@@ -10,7 +10,8 @@ import { IdempotencyOptional } from "../IdempotencyMiddleware.ts"
 const E = S.TasksErrors
 const id = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) }
 const reads = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
-const writes = [E.badRequest, E.unauthorized, E.notFound, E.upstream]
+/** A change may also be a reused Idempotency-Key (409), an oversized body (413) or a cross-site session (403). */
+const writes = [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.conflict, E.payloadTooLarge, E.upstream]
 const apiKey = OpenApi.annotations({ description: "X-API-Key (a user key or an operator machine key), or a session" })
 
 /** The task inbox contract: `/health` and short links, no credential. (The uniform `/api/v1` group is separate.) */

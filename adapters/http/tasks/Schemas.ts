@@ -234,6 +234,7 @@ export const TasksErrors = {
   forbidden: at(403, "Not permitted"),
   notFound: at(404, "Not found, or not yours"),
   conflict: at(409, "Proposal is no longer open: <what it became>, or an Idempotency-Key reused for another request"),
+  payloadTooLarge: at(413, "Request body too large"),
   upstream: at(502, "The record store failed"),
   notConfigured: at(501, "Web sign-in is not configured")
 } as const
