@@ -3,16 +3,19 @@ import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory
 import { makeBatchedTakes } from "../../adapters/http/BatchedTakes.ts"
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
+import { OrgChatWebhookStoreMemory } from "../../adapters/memory/hub/OrgChatWebhookStoreMemory.ts"
 import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubscriptionStoreMemory.ts"
 import { CatalogStoreWithCacheSql } from "../../adapters/sql/hub/CatalogStoreWithCacheSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
+import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { OrgChatWebhooks } from "../../core/hub/OrgChatWebhooks.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
 import { NotificationDeliveries, type NotificationDeliveriesConfig } from "../../core/hub/NotificationDeliveries.ts"
 
@@ -21,7 +24,8 @@ export const HubEventStoresMemory = Layer.mergeAll(
   EventStoreMemory,
   CatalogStoreMemory,
   NotificationStoreMemory,
-  PushSubscriptionStoreMemory
+  PushSubscriptionStoreMemory,
+  OrgChatWebhookStoreMemory
 )
 
 /**
@@ -33,7 +37,8 @@ export const HubEventStoresSql = Layer.mergeAll(
   CatalogStoreWithCacheSql,
   NotificationStoreSql,
   DeliveryStoreSql,
-  PushSubscriptionStoreSql
+  PushSubscriptionStoreSql,
+  OrgChatWebhookStoreSql
 )
 
 export interface HubEventsConfig {
@@ -50,7 +55,8 @@ export interface HubEventsConfig {
 /**
  * Ingest, catalog, processing and the channels' delivery. Needs the stores (above), Registry, ServiceStore,
  * Directory, IdGenerator, Transactions, RateLimits and the channels (Mailer, ChatChannel, PushChannel). Provides
- * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications and EventWakeup.
+ * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications, OrgChatWebhooks and
+ * EventWakeup.
  */
 export const HubEventsLayer = (config: HubEventsConfig) => {
   const budget = {
@@ -80,7 +86,9 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
     EventProcessor.layer(config.processor),
     NotificationDeliveries.layer(config.deliveries),
     PersonNotifications.layer(config.person)
-  ).pipe(Layer.provideMerge(Layer.mergeAll(EventCatalog.layer, EventWakeup.layer)))
+  ).pipe(
+    Layer.provideMerge(Layer.mergeAll(EventCatalog.layer, EventWakeup.layer, OrgChatWebhooks.layer(config.person)))
+  )
 }
 
 /**

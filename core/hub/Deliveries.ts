@@ -35,6 +35,8 @@ export interface Delivery {
 }
 
 export interface NewDelivery {
+  /** Set when the row is shared by several notifications (an organization's chat channel); else derived. */
+  readonly id?: string | undefined
   readonly notificationId: string
   readonly userId: string
   readonly channel: DeliveryChannel
@@ -43,8 +45,12 @@ export interface NewDelivery {
   readonly createdAt: string
 }
 
-export const deliveryId = (d: Pick<NewDelivery, "notificationId" | "channel" | "target">): string =>
-  d.channel === "push" ? `${d.notificationId}/push/${d.target}` : `${d.notificationId}/${d.channel}`
+export const deliveryId = (d: Pick<NewDelivery, "id" | "notificationId" | "channel" | "target">): string =>
+  d.id !== undefined
+    ? d.id
+    : d.channel === "push"
+      ? `${d.notificationId}/push/${d.target}`
+      : `${d.notificationId}/${d.channel}`
 
 /** A claimed delivery with what it carries. */
 export interface ClaimedDelivery {

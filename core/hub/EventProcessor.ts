@@ -9,6 +9,7 @@ import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
 import { NotificationStore } from "./NotificationStore.ts"
+import { OrgChatWebhookStore, orgChatDeliveryId, orgChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
 const text = (data: Record<string, unknown>, key: string, max: number): string | null => {
@@ -120,12 +121,41 @@ export class EventProcessor extends Context.Service<
         const notifications = yield* NotificationStore
         const deliveries = yield* DeliveryStore
         const subscriptions = yield* PushSubscriptionStore
+        const orgWebhooks = yield* OrgChatWebhookStore
         const transactions = yield* Transactions
         const ids = yield* IdGenerator
         const leaseMillis = config.leaseMillis ?? 60_000
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
         const emailBatchMillis = config.emailBatchMillis ?? 300_000
+
+        /**
+         * The organization's chat channel hears of a notification about that organization (the event's
+         * `companyId`) for one of its members, unless the person hid the service; one row per happening,
+         * whoever of its people the notification is for (orgChatDeliveryId).
+         */
+        const orgChatDelivery = Effect.fnUntraced(function* (
+          event: StoredEvent,
+          notification: Notification,
+          preferences: UserPreferences,
+          userId: string
+        ) {
+          const orgId = event.subject.companyId
+          if (orgId === undefined || preferences.serviceVisible[event.service] === false) return undefined
+          if ((yield* orgWebhooks.find(orgId)) === undefined) return undefined
+          const memberships = yield* directory.membershipsOf(userId)
+          if (!memberships.some((m) => m.org.id === orgId)) return undefined
+          const delivery: NewDelivery = {
+            id: orgChatDeliveryId(orgId, { ...notification, occurredAt: event.occurredAt }),
+            notificationId: notification.id,
+            userId,
+            channel: "chat",
+            target: orgChatTarget(orgId),
+            nextAttemptAt: notification.createdAt,
+            createdAt: notification.createdAt
+          }
+          return delivery
+        })
 
         const notify = Effect.fn("EventProcessor.notify")(function* (event: StoredEvent, nowIso: string) {
           const user = yield* directory.findUserByEmail(normalizeEmail(event.subject.email))
@@ -166,6 +196,8 @@ export class EventProcessor extends Context.Service<
                   emailBatchMillis
                 )
               )
+              const orgChat = yield* orgChatDelivery(event, notification, preferences, user.id)
+              if (orgChat !== undefined) yield* deliveries.enqueue([orgChat])
             })
           )
         })

@@ -6,6 +6,7 @@ import { ChannelFailure, ChatChannel, PushChannel, type PushTarget } from "./Cha
 import { DeliveryStore, retryAt, type ClaimedDelivery, type DeliveryOutcome } from "./Deliveries.ts"
 import { Directory, type ChannelName, type UserPreferences } from "./Directory.ts"
 import { chatText, emailMessage, pushPayload } from "./NotificationMessages.ts"
+import { OrgChatWebhooks, orgOfChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
 export interface NotificationDeliveriesConfig {
@@ -53,6 +54,7 @@ export class NotificationDeliveries extends Context.Service<
         const chat = yield* ChatChannel
         const push = yield* PushChannel
         const subscriptions = yield* PushSubscriptionStore
+        const orgWebhooks = yield* OrgChatWebhooks
         const leaseMillis = config.leaseMillis ?? 600_000
         const batchSize = config.batchSize ?? 50
 
@@ -108,14 +110,31 @@ export class NotificationDeliveries extends Context.Service<
           for (const claimed of keep) yield* settleOne(claimed, afterFailure(claimed.delivery.attempts, failure, nowMs))
         })
 
-        const sendChat = Effect.fnUntraced(function* (claimed: ClaimedDelivery, nowMs: number) {
+        /** The person's own webhook, or their organization's (the target says whose). */
+        const chatUrl = Effect.fnUntraced(function* (claimed: ClaimedDelivery) {
           const preferences = yield* directory.preferences(claimed.delivery.userId)
+          const orgId = orgOfChatTarget(claimed.delivery.target)
+          if (orgId !== undefined) {
+            // The person's own chat channel being off does not silence their organization's channel.
+            if (preferences.serviceVisible[claimed.notification.service] === false) {
+              return { withdrawn: "the person hid this service" } as const
+            }
+            return { url: yield* orgWebhooks.urlOf(orgId) }
+          }
           const reason = withdrawn("chat", claimed.notification.service, preferences)
-          if (reason !== undefined) return yield* settleOne(claimed, gone(reason))
-          const url =
-            preferences.chatWebhook === undefined || config.secretsKey === undefined
-              ? undefined
-              : open(config.secretsKey, preferences.chatWebhook)
+          if (reason !== undefined) return { withdrawn: reason } as const
+          return {
+            url:
+              preferences.chatWebhook === undefined || config.secretsKey === undefined
+                ? undefined
+                : open(config.secretsKey, preferences.chatWebhook)
+          }
+        })
+
+        const sendChat = Effect.fnUntraced(function* (claimed: ClaimedDelivery, nowMs: number) {
+          const target = yield* chatUrl(claimed)
+          if ("withdrawn" in target) return yield* settleOne(claimed, gone(target.withdrawn))
+          const url = target.url
           if (url === undefined) return yield* settleOne(claimed, gone("no chat webhook is configured"))
           const sent = yield* Effect.result(chat.post(url, chatText(config.publicUrl, claimed.notification)))
           yield* settleOne(

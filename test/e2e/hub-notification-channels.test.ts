@@ -131,14 +131,18 @@ const hubOf = (server: () => RunningServer, smtp: SmtpTestServer) => {
 
   let sequence = 0
   /** The producer notifies `email`; answers the event id once the hub accepted it. */
-  const notify = async (email: string, data: Record<string, string>) => {
-    const id = `01JD2Z3Q4R5S6T7V8W9X${String(++sequence).padStart(6, "0")}`
+  const notify = async (
+    email: string,
+    data: Record<string, string>,
+    about: { readonly companyId?: string; readonly occurredAt?: string; readonly id?: string } = {}
+  ) => {
+    const id = about.id ?? `01JD2Z3Q4R5S6T7V8W9X${String(++sequence).padStart(6, "0")}`
     const body = JSON.stringify({
       id,
       type: "acmebot.notification.created",
       service: "acmebot",
-      occurredAt: new Date().toISOString(),
-      subject: { email },
+      occurredAt: about.occurredAt ?? new Date().toISOString(),
+      subject: { email, ...(about.companyId === undefined ? {} : { companyId: about.companyId }) },
       data,
       contractVersion: "v1"
     })
@@ -154,7 +158,8 @@ const hubOf = (server: () => RunningServer, smtp: SmtpTestServer) => {
       },
       body
     })
-    assert.strictEqual(response.status, 202, await response.text())
+    // The same event sent again (an id given) is a duplicate the hub acknowledges without filing it again.
+    assert.oneOf(response.status, about.id === undefined ? [202] : [200, 202], await response.text())
     return id
   }
 
@@ -162,7 +167,7 @@ const hubOf = (server: () => RunningServer, smtp: SmtpTestServer) => {
   const log = async (email: string) =>
     (await admin("GET", `/api/v1/admin/users/${encodeURIComponent(email)}/notifications?limit=200`)).json.data as {
       notifications: Array<{ id: string; eventId: string; title: string; readAt: string | null }>
-      deliveries: Array<{ notificationId: string; channel: string; status: string; attempts: number }>
+      deliveries: Array<{ notificationId: string; channel: string; target: string; status: string; attempts: number }>
     }
 
   /** Waits until every delivery of the person has settled (none pending or sending), and answers the log. */
@@ -438,4 +443,139 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
     )
     assert.lengthOf(data.notifications, 1)
   })
+
+  it("posts each happening once to the organization's chat webhook, set by its admins, exactly once across a crash", async () => {
+    const smtp = await startSmtpServer()
+    const chat = await startPeer(200)
+    cleanups.push(smtp.close, chat.close)
+    const env = {
+      DATA_DIR: tempDataDir(),
+      ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshPostgres(serverUrl) }),
+      HUB_ADMIN_KEY: adminKey,
+      HUB_PUBLIC_URL: publicUrl,
+      HUB_WORKER_POLL_MS: "100",
+      HUB_DELIVERY_RETRY_SCHEDULE: "2",
+      SMTP_URL: smtp.url
+    }
+    let server = await startServer(env)
+    running.push(server)
+    const hub = hubOf(() => server, smtp)
+    await hub.registerProducer()
+    const org = await hub.admin("POST", "/api/v1/admin/orgs", { name: "Acme", tier: "monthly" })
+    assert.strictEqual(org.status, 201)
+    const orgId = org.json.data.org.id as string
+    for (const [email, role] of [
+      ["ada@acme.test", "ADMIN"],
+      ["bob@acme.test", "MEMBER"],
+      ["cy@other.test", undefined]
+    ] as const) {
+      assert.strictEqual((await hub.admin("POST", "/api/v1/admin/users", { email, name: email })).status, 201)
+      if (role !== undefined) {
+        const added = await hub.admin("POST", `/api/v1/admin/orgs/${orgId}/members`, { email, role })
+        assert.strictEqual(added.status, 201)
+      }
+    }
+    const ada = await hub.signIn("ada@acme.test")
+    const bob = await hub.signIn("bob@acme.test")
+    const cy = await hub.signIn("cy@other.test")
+    const route = `/api/v1/orgs/${orgId}/chat-webhook`
+    const orgHook = chat.url("/org-secret-hook")
+
+    // Only the organization's owners and admins set it; outsiders see no organization at all.
+    assert.deepStrictEqual((await ada("GET", route)).json.data, { set: false, host: null })
+    assert.strictEqual((await bob("PUT", route, { url: orgHook })).status, 403)
+    assert.strictEqual((await bob("GET", route)).status, 403)
+    assert.strictEqual((await cy("PUT", route, { url: orgHook })).status, 404)
+    assert.strictEqual((await cy("GET", route)).status, 404)
+    assert.strictEqual((await ada("PUT", "/api/v1/orgs/no-such-org/chat-webhook", { url: orgHook })).status, 404)
+    assert.strictEqual((await ada("PUT", route, { url: orgHook }, "https://elsewhere.example")).status, 403)
+    for (const url of ["https://10.1.2.3/hook", "not a url", "ftp://chat.example/hook"]) {
+      const refused = await ada("PUT", route, { url })
+      assert.strictEqual(refused.status, 400, url)
+      assert.strictEqual(refused.json.error.code, "VALIDATION_ERROR")
+      assert.deepStrictEqual(
+        refused.json.error.details.map((d: { field: string }) => d.field),
+        ["url"]
+      )
+    }
+    // Set: the answer says so and names the host; the URL, a credential, never comes back.
+    const set = await ada("PUT", route, { url: orgHook })
+    assert.strictEqual(set.status, 200, JSON.stringify(set.json))
+    const host = new URL(orgHook).host
+    assert.deepStrictEqual(set.json.data, { set: true, host })
+    assert.deepStrictEqual((await ada("GET", route)).json.data, { set: true, host })
+    assert.notInclude(JSON.stringify((await ada("GET", route)).json), "org-secret-hook")
+
+    // Ada's own chat webhook works as before, beside the organization's.
+    const mine = await ada("PATCH", "/api/v1/me/preferences", {
+      channels: ["bell", "chat"],
+      chatWebhookUrl: chat.url("/ada-hook")
+    })
+    assert.strictEqual(mine.status, 200)
+
+    // One happening, a notification for each of two people: the organization's channel hears it once.
+    const happened = new Date().toISOString()
+    const waiting = { title: "Invoice 77 needs a decision", body: "Approve or reject.", url: "/apps/acmebot/i-77" }
+    const events = [
+      await hub.notify("ada@acme.test", waiting, { companyId: orgId, occurredAt: happened }),
+      await hub.notify("bob@acme.test", waiting, { companyId: orgId, occurredAt: happened })
+    ]
+    // About another organization (Cy is not in Acme): never posted to Acme's channel.
+    await hub.notify("cy@other.test", { title: "Not Acme's business" }, { companyId: orgId })
+    await until("the organization's post and Ada's own", async () =>
+      chat.to("/org-secret-hook").length === 1 && chat.to("/ada-hook").length === 1 ? true : undefined
+    )
+    const posted = JSON.parse(chat.to("/org-secret-hook")[0]!.body.toString("utf8")) as { text: string }
+    assert.include(posted.text, "Invoice 77 needs a decision")
+    assert.include(posted.text, `${publicUrl}/apps/acmebot/i-77`)
+    const orgRows = async () =>
+      [...(await hub.log("ada@acme.test")).deliveries, ...(await hub.log("bob@acme.test")).deliveries].filter(
+        (d) => d.target === `org:${orgId}`
+      )
+    const firstRows = await until("the organization's delivery settled", async () => {
+      const rows = await orgRows()
+      return rows.length === 1 && rows[0]!.status === "sent" ? rows : undefined
+    })
+    assert.strictEqual(firstRows[0]!.attempts, 1)
+    assert.deepStrictEqual(
+      (await hub.log("cy@other.test")).deliveries.map((d) => d.channel),
+      ["email"]
+    )
+
+    // A second happening whose first attempt fails: the server dies while the retry waits.
+    chat.answer("/org-secret-hook", 503)
+    const later = new Date(Date.now() + 1000).toISOString()
+    const asked = { title: "Invoice 78 needs a decision" }
+    await hub.notify("ada@acme.test", asked, { companyId: orgId, occurredAt: later })
+    await until("the failed first attempt", async () => ((await orgRows()).length === 2 ? true : undefined))
+    await until("the retry queued", async () =>
+      (await orgRows()).some((d) => d.status === "pending" && d.attempts === 1) ? true : undefined
+    )
+    await server.stop("SIGKILL")
+    chat.answer("/org-secret-hook", 200)
+    server = await startServer(env)
+    running.push(server)
+    // After the restart: Bob's notification of the same happening, and both producers' events sent again.
+    await hub.notify("bob@acme.test", asked, { companyId: orgId, occurredAt: later })
+    for (const [index, email] of ["ada@acme.test", "bob@acme.test"].entries()) {
+      await hub.notify(email, waiting, { companyId: orgId, occurredAt: happened, id: events[index]! })
+    }
+    const rows = await until("both happenings settled", async () => {
+      const all = await orgRows()
+      return all.length === 2 && all.every((d) => d.status === "sent") ? all : undefined
+    })
+    assert.deepStrictEqual(rows.map((d) => d.attempts).sort(), [1, 2])
+    // Let any stray worker run (a due row would be sent within a poll), then count what the channel got.
+    await new Promise((r) => setTimeout(r, 1000))
+    const texts = chat
+      .to("/org-secret-hook")
+      .map((r) => (JSON.parse(r.body.toString("utf8")) as { text: string }).text.split("\n")[0])
+    assert.lengthOf(texts, 3, "one post, one refused attempt, one retry")
+    assert.strictEqual(texts.filter((t) => t!.includes("Invoice 77")).length, 1)
+    assert.strictEqual(texts.filter((t) => t!.includes("Invoice 78")).length, 2)
+
+    // Removed: nothing more goes there.
+    assert.strictEqual((await ada("DELETE", route)).status, 204)
+    assert.deepStrictEqual((await ada("GET", route)).json.data, { set: false, host: null })
+  }, 120_000)
 })

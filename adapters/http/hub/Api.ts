@@ -6,6 +6,7 @@ import { ConformanceGroup } from "./ConformanceApi.ts"
 import { SubjectContextGroup } from "./ContextApi.ts"
 import { EventCatalogGroup, EventIngestGroup, EventsAdminGroup } from "./EventsApi.ts"
 import { MyNotificationsGroup } from "./NotificationsApi.ts"
+import { OrgChannelsGroup } from "./OrgChannelsApi.ts"
 import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
 import { EmailSignInGroup, MeGroup } from "./SignInApi.ts"
 import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
@@ -27,6 +28,7 @@ export class HubApi extends HttpApi.make("hub")
   .add(EmailSignInGroup)
   .add(MeGroup)
   .add(MyNotificationsGroup)
+  .add(OrgChannelsGroup)
   .add(ViewerLinkGroup)
   .add(WorkspaceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)

@@ -9,6 +9,7 @@ import { conformanceHandlers } from "./ConformanceHandlers.ts"
 import { SubjectContextHandlers } from "./ContextHandlers.ts"
 import { EventsHandlers } from "./EventsHandlers.ts"
 import { MyNotificationsHandlers } from "./NotificationsHandlers.ts"
+import { OrgChannelsHandlers } from "./OrgChannelsHandlers.ts"
 import { HubPersonAuthLayer } from "./PersonAuth.ts"
 import { RegistryAuthorizeHandlers } from "./RegistryHandlers.ts"
 import { EmailSignInHandlers, MeHandlers, ViewerLinkHandlers, type EmailSignInHttpConfig } from "./SignInHandlers.ts"
@@ -46,6 +47,7 @@ export const HubHandlers = (config: HubHttpConfig) =>
     EmailSignInHandlers(config.signIn),
     MeHandlers,
     MyNotificationsHandlers,
+    OrgChannelsHandlers,
     ViewerLinkHandlers({ contextKeys: config.contextKeys, requestsPerMinute: config.callsPerMinute }),
     WorkspaceHandlers
   ).pipe(

@@ -8,11 +8,12 @@ import { signInMigration } from "./0006_sign_in.ts"
 import { oidcArtifactsTable } from "./0007_oidc_artifacts.ts"
 import { deliveriesMigration } from "./0008_deliveries.ts"
 import { catalogPatternsMigration } from "./0010_catalog_patterns.ts"
+import { orgChatWebhooksMigration } from "./0011_org_chat_webhooks.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
  * installations, flags, preferences), the service registry, accepted events and the event catalog, the
- * notification feed, each channel's deliveries and push subscriptions, sessions, sign-in links, the
+ * notification feed, each channel's deliveries, push subscriptions and organizations' chat webhooks, sessions, sign-in links, the
  * mail outbox and the artifacts of the hub's OpenID provider.
  */
 export const hubMigrations: ReadonlyArray<Migration> = [
@@ -24,5 +25,6 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   signInMigration,
   oidcArtifactsTable,
   deliveriesMigration,
-  catalogPatternsMigration
+  catalogPatternsMigration,
+  orgChatWebhooksMigration
 ]
