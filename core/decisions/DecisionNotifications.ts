@@ -79,6 +79,39 @@ export const decisionLink = (decisionId: string) => `/apps/decisions/decision-${
 const unique = (emails: ReadonlyArray<string>) => [...new Set(emails.map(normalizeEmail))]
 
 /**
+ * One notification of `kind` about `decision` to each of `emails` (once per person), at `at`. `key` names
+ * what happened among the decision's notifications of that kind: with the decision, the kind and the
+ * recipient it makes the event's stable id.
+ */
+export const decisionNotifications = (
+  decision: Decision,
+  at: string,
+  what: {
+    readonly kind: NotificationKind
+    readonly key: string
+    readonly emails: ReadonlyArray<string>
+    readonly body: string
+  }
+): ReadonlyArray<ProducerEvent> =>
+  unique(what.emails).map((email) => ({
+    id: stableUlid(epochMs(at), `decisions:${decision.id}:${what.kind}:${what.key}:${email}`),
+    type: notificationType,
+    service: "decisions",
+    occurredAt: at,
+    subject: { email, companyId: decision.organizationId },
+    data: {
+      title: clip(decision.title, 200),
+      body: clip(what.body, bodyMax),
+      url: decisionLink(decision.id),
+      category: what.kind
+    },
+    contractVersion: "v1"
+  }))
+
+/** What the organization's admins read when nobody can act on a decision. */
+export const unroutedBody = "Nobody can act on this decision: route it to a role with members or to a person."
+
+/**
  * The `decisions.notification.created` events one change implies, as the hub's catalog requires their
  * `data`: `title` (the decision's title, at most 200), `body` (at most 2000), `url` (the decision's
  * workspace-relative link) and `category` (the kind). Each is addressed to one person of the decision's
@@ -96,20 +129,8 @@ export const notificationsFor = (
   audience: Audience
 ): ReadonlyArray<ProducerEvent> => {
   const events: Array<ProducerEvent> = []
-  const at = after.updatedAt
-  const add = (kind: NotificationKind, key: string, emails: ReadonlyArray<string>, body: string) => {
-    for (const email of unique(emails)) {
-      events.push({
-        id: stableUlid(epochMs(at), `decisions:${after.id}:${kind}:${key}:${email}`),
-        type: notificationType,
-        service: "decisions",
-        occurredAt: at,
-        subject: { email, companyId: after.organizationId },
-        data: { title: clip(after.title, 200), body: clip(body, bodyMax), url: decisionLink(after.id), category: kind },
-        contractVersion: "v1"
-      })
-    }
-  }
+  const add = (kind: NotificationKind, key: string, emails: ReadonlyArray<string>, body: string) =>
+    events.push(...decisionNotifications(after, after.updatedAt, { kind, key, emails, body }))
   for (const notable of notables(before, after)) {
     switch (notable._tag) {
       case "Assigned": {
@@ -119,12 +140,7 @@ export const notificationsFor = (
           ...(after.directAssigneeEmail === undefined ? [] : [after.directAssigneeEmail])
         ]
         if (deciders.length === 0) {
-          add(
-            "decision_unrouted",
-            key,
-            audience.admins,
-            "Nobody can act on this decision: route it to a role with members or to a person."
-          )
+          add("decision_unrouted", key, audience.admins, unroutedBody)
         } else {
           const { actor } = notable
           add(

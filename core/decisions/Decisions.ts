@@ -15,7 +15,9 @@ import { publicDecision } from "./DecisionView.ts"
 import type { WebhookDelivery } from "./WebhookOutbox.ts"
 import { webhookStatuses } from "./WebhookDelivery.ts"
 import { WebhookStore } from "./WebhookStore.ts"
+import { Transactions } from "../kernel/Transactions.ts"
 import { makeDecisionNotifier } from "./DecisionNotifications.ts"
+import { makeRoleLossNotifier } from "./RoleLossNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
 import type { DecisionsInterface } from "./DecisionsInterface.ts"
@@ -107,6 +109,8 @@ const make = Effect.gen(function* () {
   const ids = yield* IdGenerator
   const webhooks = yield* WebhookStore
   const notify = yield* makeDecisionNotifier
+  const tellRoleLost = yield* makeRoleLossNotifier
+  const transactions = yield* Transactions
 
   /**
    * The webhook deliveries a change implies: one per active endpoint of the
@@ -504,11 +508,19 @@ const make = Effect.gen(function* () {
     return role
   })
 
+  /** Archiving a role, like removing its last holder, may leave open decisions with nobody: admins hear. */
   const archiveRole = Effect.fn("Decisions.archiveRole")(function* (user: WorkspaceUser, slug: string) {
     yield* requireAdmin(user)
-    const role = yield* roles.archive(user.organizationId, slug, isoAt(yield* nowMs))
-    if (role === undefined) return yield* missingRole()
-    return role
+    const at = isoAt(yield* nowMs)
+    return yield* transactions.atomically(
+      Effect.gen(function* () {
+        const wasActive = (yield* roles.get(user.organizationId, slug))?.archivedAt === undefined
+        const role = yield* roles.archive(user.organizationId, slug, at)
+        if (role === undefined) return yield* missingRole()
+        if (wasActive) yield* tellRoleLost(user.organizationId, slug, "archived", at)
+        return role
+      })
+    )
   })
 
   const existingRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
@@ -536,10 +548,18 @@ const make = Effect.gen(function* () {
 
   const unassign = Effect.fn("Decisions.unassign")(function* (user: WorkspaceUser, slug: string, email: string) {
     yield* requireAdmin(user)
-    yield* existingRole(user.organizationId, slug)
-    if (!(yield* roles.unassign(user.organizationId, slug, normalizeEmail(email)))) {
-      return yield* new NotFound({ message: "That member does not hold this role." })
-    }
+    const at = isoAt(yield* nowMs)
+    yield* transactions.atomically(
+      Effect.gen(function* () {
+        const role = yield* existingRole(user.organizationId, slug)
+        if (!(yield* roles.unassign(user.organizationId, slug, normalizeEmail(email)))) {
+          return yield* new NotFound({ message: "That member does not hold this role." })
+        }
+        if (role.archivedAt === undefined && (yield* roles.assignments(user.organizationId, slug)).length === 0) {
+          yield* tellRoleLost(user.organizationId, slug, "emptied", at)
+        }
+      })
+    )
   })
 
   // ---- caller keys (admins) ----
