@@ -48,80 +48,88 @@ const suite = (
       return { decisions, ask, caller }
     })
 
-    it.effect("removing the last holder tells each admin of each open decision of the role, once", () =>
-      Effect.gen(function* () {
-        const { decisions, ask, caller } = yield* setUp
-        const outbox = yield* ProducerOutbox
-        const open = yield* ask("Refund 42?", "finance")
-        const direct = yield* ask("Refund 43?", "finance", { directAssigneeEmail: "zed@acme.test" })
-        const other = yield* ask("Contract?", "legal")
-        const closed = yield* ask("Refund 44?", "finance")
-        yield* decisions.cancel(caller, closed)
-        const before = unroutedOf(yield* outbox.pending(1000))
-        assert.deepStrictEqual(before, [])
+    it.effect(
+      "removing the last holder tells each admin of each open decision of the role, once",
+      () =>
+        Effect.gen(function* () {
+          const { decisions, ask, caller } = yield* setUp
+          const outbox = yield* ProducerOutbox
+          const open = yield* ask("Refund 42?", "finance")
+          const direct = yield* ask("Refund 43?", "finance", { directAssigneeEmail: "zed@acme.test" })
+          const other = yield* ask("Contract?", "legal")
+          const closed = yield* ask("Refund 44?", "finance")
+          yield* decisions.cancel(caller, closed)
+          const before = unroutedOf(yield* outbox.pending(1000))
+          assert.deepStrictEqual(before, [])
 
-        // One holder left: still routed, nobody told.
-        yield* decisions.unassign(admin, "finance", "ann@acme.test")
-        assert.deepStrictEqual(unroutedOf(yield* outbox.pending(1000)), [])
+          // One holder left: still routed, nobody told.
+          yield* decisions.unassign(admin, "finance", "ann@acme.test")
+          assert.deepStrictEqual(unroutedOf(yield* outbox.pending(1000)), [])
 
-        // The last one: the open decision without a direct assignee goes to both admins.
-        yield* decisions.unassign(admin, "finance", "bob@acme.test")
-        const told = unroutedOf(yield* outbox.pending(1000))
-        assert.sameDeepMembers(
-          told.map(({ to, url, org }) => ({ to, url, org })),
-          ["carol@acme.test", "dan@acme.test"].map((to) => ({
-            to,
-            url: `/apps/decisions/decision-${open}`,
-            org: "acme"
-          }))
-        )
-        assert.notInclude(
-          told.map((t) => t.url),
-          `/apps/decisions/decision-${direct}`
-        )
-        assert.notInclude(
-          told.map((t) => t.url),
-          `/apps/decisions/decision-${other}`
-        )
+          // The last one: the open decision without a direct assignee goes to both admins.
+          yield* decisions.unassign(admin, "finance", "bob@acme.test")
+          const told = unroutedOf(yield* outbox.pending(1000))
+          assert.sameDeepMembers(
+            told.map(({ to, url, org }) => ({ to, url, org })),
+            ["carol@acme.test", "dan@acme.test"].map((to) => ({
+              to,
+              url: `/apps/decisions/decision-${open}`,
+              org: "acme"
+            }))
+          )
+          assert.notInclude(
+            told.map((t) => t.url),
+            `/apps/decisions/decision-${direct}`
+          )
+          assert.notInclude(
+            told.map((t) => t.url),
+            `/apps/decisions/decision-${other}`
+          )
 
-        // Archiving the role it left empty, then archiving it again: the archive tells once more (a new
-        // happening), the repeat adds nothing.
-        yield* decisions.archiveRole(admin, "finance")
-        const afterArchive = unroutedOf(yield* outbox.pending(1000))
-        assert.lengthOf(afterArchive, 4)
-        yield* decisions.archiveRole(admin, "finance")
-        assert.lengthOf(unroutedOf(yield* outbox.pending(1000)), 4)
-        assert.strictEqual(new Set(afterArchive.map((t) => t.id)).size, 4)
-      }).pipe(Effect.provide(layer))
+          // Archiving the role it left empty, then archiving it again: the archive tells once more (a new
+          // happening), the repeat adds nothing.
+          yield* decisions.archiveRole(admin, "finance")
+          const afterArchive = unroutedOf(yield* outbox.pending(1000))
+          assert.lengthOf(afterArchive, 4)
+          yield* decisions.archiveRole(admin, "finance")
+          assert.lengthOf(unroutedOf(yield* outbox.pending(1000)), 4)
+          assert.strictEqual(new Set(afterArchive.map((t) => t.id)).size, 4)
+        }).pipe(Effect.provide(layer)),
+      // A fresh embedded database is migrated first: slow on a busy machine.
+      120_000
     )
 
-    it.effect("archiving a role with holders tells the admins; a unit undone tells nobody (SQL)", () =>
-      Effect.gen(function* () {
-        const { decisions, ask } = yield* setUp
-        const outbox = yield* ProducerOutbox
-        const transactions = yield* Transactions
-        const contract = yield* ask("Contract?", "legal")
+    it.effect(
+      "archiving a role with holders tells the admins; a unit undone tells nobody (SQL)",
+      () =>
+        Effect.gen(function* () {
+          const { decisions, ask } = yield* setUp
+          const outbox = yield* ProducerOutbox
+          const transactions = yield* Transactions
+          const contract = yield* ask("Contract?", "legal")
 
-        if (undoes) {
-          // Archived inside a unit that then fails: neither the archive nor its notifications are kept.
-          const undone = yield* Effect.flip(
-            transactions.atomically(Effect.andThen(decisions.archiveRole(admin, "legal"), Effect.fail("undo")))
+          if (undoes) {
+            // Archived inside a unit that then fails: neither the archive nor its notifications are kept.
+            const undone = yield* Effect.flip(
+              transactions.atomically(Effect.andThen(decisions.archiveRole(admin, "legal"), Effect.fail("undo")))
+            )
+            assert.strictEqual(undone, "undo")
+            assert.deepStrictEqual(unroutedOf(yield* outbox.pending(1000)), [])
+          }
+
+          yield* decisions.archiveRole(admin, "legal")
+          const told = unroutedOf(yield* outbox.pending(1000))
+          assert.sameMembers(
+            told.map((t) => t.to),
+            ["carol@acme.test", "dan@acme.test"]
           )
-          assert.strictEqual(undone, "undo")
-          assert.deepStrictEqual(unroutedOf(yield* outbox.pending(1000)), [])
-        }
-
-        yield* decisions.archiveRole(admin, "legal")
-        const told = unroutedOf(yield* outbox.pending(1000))
-        assert.sameMembers(
-          told.map((t) => t.to),
-          ["carol@acme.test", "dan@acme.test"]
-        )
-        assert.isTrue(told.every((t) => t.url === `/apps/decisions/decision-${contract}`))
-        // Nobody held finance's decisions away: removing a holder of a role that still has one says nothing.
-        yield* decisions.unassign(admin, "finance", "ann@acme.test")
-        assert.lengthOf(unroutedOf(yield* outbox.pending(1000)), 2)
-      }).pipe(Effect.provide(layer))
+          assert.isTrue(told.every((t) => t.url === `/apps/decisions/decision-${contract}`))
+          // Nobody held finance's decisions away: removing a holder of a role that still has one says nothing.
+          yield* decisions.unassign(admin, "finance", "ann@acme.test")
+          assert.lengthOf(unroutedOf(yield* outbox.pending(1000)), 2)
+        }).pipe(Effect.provide(layer)),
+      // A fresh embedded database is migrated first: slow on a busy machine.
+      120_000
     )
   })
 
