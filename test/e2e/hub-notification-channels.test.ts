@@ -457,7 +457,7 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
       HUB_DELIVERY_RETRY_SCHEDULE: "2",
       SMTP_URL: smtp.url
     }
-    let server = await startServer(env)
+    let server = await startServer(env, { readyWithinMillis: 240_000 })
     running.push(server)
     const hub = hubOf(() => server, smtp)
     await hub.registerProducer()
@@ -553,7 +553,7 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
     )
     await server.stop("SIGKILL")
     chat.answer("/org-secret-hook", 200)
-    server = await startServer(env)
+    server = await startServer(env, { readyWithinMillis: 240_000 })
     running.push(server)
     // After the restart: Bob's notification of the same happening, and both producers' events sent again.
     await hub.notify("bob@acme.test", asked, { companyId: orgId, occurredAt: later })
@@ -577,5 +577,5 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
     // Removed: nothing more goes there.
     assert.strictEqual((await ada("DELETE", route)).status, 204)
     assert.deepStrictEqual((await ada("GET", route)).json.data, { set: false, host: null })
-  }, 120_000)
+  }, 600_000)
 })
