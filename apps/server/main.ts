@@ -1,5 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer, Logger, Option, References, Redacted, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Option, References, Runtime } from "effect"
+import { join } from "node:path"
 import { presentSecrets, ServerConfig } from "./Config.ts"
 import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
@@ -13,9 +14,12 @@ const serve = (config: ServerConfig) =>
       dataDir: config.dataDir,
       fromEnvironment: presentSecrets(config)
     })
-    for (const name of resolved.generated) {
-      // Development only: shown so the first command works out of the box; kept for the next start.
-      yield* Effect.logInfo(`development secret ${name}=${Redacted.value(resolved.secrets[name]!)}`)
+    if (resolved.generated.length > 0) {
+      // Development only: generated so the first command works out of the box, kept for the next start in a
+      // file only this account can read. Named here, never shown: no secret is written to a log.
+      yield* Effect.logInfo(
+        `development secrets generated: ${resolved.generated.join(", ")} (kept in ${join(config.dataDir, "dev-secrets.json")})`
+      )
     }
     for (const name of resolved.missing) {
       yield* Effect.logWarning(`${name} is not set: the routes that need it fail closed until it is`)
