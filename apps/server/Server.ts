@@ -22,7 +22,6 @@ import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
 import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
 import { DecisionsUseCases } from "./DecisionsLayers.ts"
@@ -52,12 +51,11 @@ import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
 import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
-import { Identity } from "../../core/hub/Identity.ts"
 import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
 import { Workspace } from "../../core/hub/Workspace.ts"
 import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
-import { Registry } from "../../core/hub/Registry.ts"
 import { FirstParty } from "./FirstParty.ts"
+import { HubDirectoryUseCases } from "./HubLayers.ts"
 import { HubEventStoresSql, HubEventsLayer, HubWorkers } from "./HubEventsRuntime.ts"
 import { HubSignInLayer, HubSignInStoresSql, HubSignInWorkers } from "./HubSignInRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
@@ -231,7 +229,6 @@ export const makeServer = (options: ServerOptions) => {
   // The hub: directory, registry, events and notifications over the `hub` schema. Without
   // HUB_SECRETS_KEY the registry fails closed: nothing is registered and signed routes refuse.
   const hub = Layer.mergeAll(
-    Identity.layer,
     // The workspace's apps, their pages and actions, fetched for the signed-in person (docs/pages.md).
     Workspace.layer.pipe(
       Layer.provide(ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup })),
@@ -259,15 +256,16 @@ export const makeServer = (options: ServerOptions) => {
       secretsKey: reveal(secrets.HUB_SECRETS_KEY)
     }).pipe(Layer.provide(mailer))
   ).pipe(
-    Layer.provideMerge(Registry.layer({ secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production })),
     Layer.provideMerge(
-      Layer.mergeAll(
-        DirectorySql,
-        ServiceStoreWithKeyCacheSql,
-        HubEventStoresSql,
-        HubSignInStoresSql,
-        IdempotencyStoreSql("hub"),
-        IdGeneratorUlid
+      HubDirectoryUseCases(
+        { secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production },
+        Layer.mergeAll(
+          DirectorySql,
+          ServiceStoreWithKeyCacheSql,
+          HubEventStoresSql,
+          HubSignInStoresSql,
+          IdempotencyStoreSql("hub")
+        )
       )
     )
   )

@@ -10,11 +10,10 @@ import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { Identity } from "../../core/hub/Identity.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { ServerConfig } from "./Config.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
 import { DecisionsUseCases } from "./DecisionsLayers.ts"
+import { HubDirectoryUseCases } from "./HubLayers.ts"
 import { loadDecisionsDemoData } from "./DecisionsDemoData.ts"
 import { demoOrganizationName, loadHubDemoData } from "./HubDemoData.ts"
 import { loadDemoData } from "./TasksDemoData.ts"
@@ -36,7 +35,11 @@ const program = Effect.gen(function* () {
     migrationsLayer("tasks", tasksMigrations)
   )
   const tasks = TasksSql({ publicUrl: tasksPublicUrl(config, config.tasksPort), machineKeys: config.tasksMachineKeys })
-  const hub = Identity.layer.pipe(Layer.provideMerge(Layer.mergeAll(DirectorySql, ServiceStoreSql, IdGeneratorUlid)))
+  // The demo registers no service: no secrets key, so the registry stays closed.
+  const hub = HubDirectoryUseCases(
+    { secretsKey: undefined, allowLoopbackHttp: false },
+    Layer.merge(DirectorySql, ServiceStoreSql)
+  )
   // The demo only reads and writes data: no secrets key, so nothing is sealed and no worker runs.
   const decisions = DecisionsUseCases(
     { secretsKey: undefined, allowLoopbackHttp: false },

@@ -8,9 +8,8 @@ import { AdminHandlers } from "../../adapters/http/hub/AdminHandlers.ts"
 import { reportAllIssues } from "../../adapters/http/ParseOptions.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { Directory } from "../../core/hub/Directory.ts"
-import { Identity } from "../../core/hub/Identity.ts"
 import { Registry } from "../../core/hub/Registry.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { HubDirectoryUseCases } from "../../apps/server/HubLayers.ts"
 import { serveForTest } from "./Http.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
@@ -33,9 +32,7 @@ export class AdminTestApi extends HttpApi.make("hub-admin-test")
 export const serveAdmin = (options: { readonly adminKey?: string | undefined } = { adminKey }) =>
   Effect.gen(function* () {
     const ports = yield* Layer.build(
-      Layer.mergeAll(Identity.layer, Registry.layer({ secretsKey, allowLoopbackHttp: true })).pipe(
-        Layer.provideMerge(Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, IdGeneratorUlid))
-      )
+      HubDirectoryUseCases({ secretsKey, allowLoopbackHttp: true }, Layer.merge(DirectoryMemory, ServiceStoreMemory))
     )
     const routes = serviceRoutes({
       api: AdminTestApi,
