@@ -4,6 +4,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { createHash } from "node:crypto"
 import { RateLimited, Unavailable } from "../../core/kernel/Errors.ts"
 import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
+import { coalesceFixedWindow } from "./CoalescedRateLimiterStore.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
 /** How long a request waits for the shared store before the budget's `whenStoreFails` rule applies. */
@@ -28,6 +29,7 @@ const storeSlow = () =>
  * fixed window: a client's window opens at its first request and each request admitted extends it by
  * `window / limit`; once `limit` requests are in it, requests are refused until it closes (that is the
  * `Retry-After`), and then the budget is whole again. A client within its rate is never refused.
+ * A key's concurrent requests share one store call (CoalescedRateLimiterStore.ts), with the same answers.
  *
  * When the store fails or takes longer than a second, a `refuse` budget answers Unavailable, and a `local`
  * budget is counted in this process alone (each instance then grants the whole budget) until the store
@@ -36,7 +38,8 @@ const storeSlow = () =>
 export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.RateLimiterStore> = Layer.effect(
   RateLimits,
   Effect.gen(function* () {
-    const shared = yield* RateLimiter.make
+    const store = yield* coalesceFixedWindow(yield* RateLimiter.RateLimiterStore, storeTimeout)
+    const shared = yield* RateLimiter.make.pipe(Effect.provideService(RateLimiter.RateLimiterStore, store))
     const local = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
     let degraded = false
 
