@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Latch, Layer } from "effect"
 import {
   ProducerOutbox,
   type OutboxEntry,
@@ -24,18 +24,25 @@ const applyOutcome = (entry: OutboxEntry, outcome: RelayOutcome): OutboxEntry =>
 
 const byId = (a: OutboxEntry, b: OutboxEntry) => (a.event.id < b.event.id ? -1 : a.event.id > b.event.id ? 1 : 0)
 
-/** The ProducerOutbox port in memory (one process, so a claim is atomic by construction). */
+/**
+ * The ProducerOutbox port in memory (one process, so a claim is atomic by construction). An enqueue wakes the
+ * relay at once: memory writes are never undone, so there is no commit to wait for.
+ */
 export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
   const entries = new Map<string, OutboxEntry>()
+  const enqueued = Latch.makeUnsafe(false)
   const copy = (entry: OutboxEntry): OutboxEntry => structuredClone(entry)
   const isDue = (entry: OutboxEntry, nowMs: number) =>
     entry.status === "pending" && (entry.nextAttemptAt === undefined || epochMs(entry.nextAttemptAt) <= nowMs)
   return ProducerOutbox.of({
     enqueue: (event: ProducerEvent) =>
       Effect.sync(() => {
-        if (!entries.has(event.id))
-          entries.set(event.id, { event: structuredClone(event), status: "pending", attempts: 0 })
+        if (entries.has(event.id)) return
+        entries.set(event.id, { event: structuredClone(event), status: "pending", attempts: 0 })
+        enqueued.openUnsafe()
       }),
+    awaitEnqueued: (millis) =>
+      enqueued.await.pipe(Effect.timeoutOption(millis), Effect.andThen(enqueued.close), Effect.asVoid),
     pending: (limit) =>
       Effect.sync(() =>
         [...entries.values()]

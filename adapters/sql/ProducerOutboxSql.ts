@@ -1,4 +1,6 @@
-import { Effect, Layer, Option, Schema } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Latch, Layer, Option, Queue, Schedule, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { SqlClient, SqlSchema } from "effect/sql"
 import {
   ProducerOutbox,
@@ -6,6 +8,9 @@ import {
   type ProducerEvent,
   type RelayOutcome
 } from "../../core/events/ProducerOutbox.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
+import { Database } from "./Database.ts"
+import { TransactionsSql } from "./TransactionsSql.ts"
 
 const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
 
@@ -41,20 +46,57 @@ export interface ProducerOutboxTable {
   readonly table: string
 }
 
+/** The channel an outbox's enqueues are announced on, `<schema>_<table>_enqueued`. */
+export const enqueuedChannel = (where: ProducerOutboxTable) => `${where.schema}_${where.table}_enqueued`
+
+const reconnect = Schedule.exponential("100 millis").pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(5))))
+)
+
 /**
  * The ProducerOutbox port over one service's outbox table (adapters/sql/decisions/0008_events.ts has
  * its shape); ids are ULIDs, so id order is time order. A claim is one UPDATE over rows locked with SKIP
  * LOCKED, so relays on several servers never claim the same event. An outcome only changes a pending row.
  * Enqueued inside a unit of work, the row commits with the change that implies it. SQL failures are defects.
+ *
+ * Wake-ups: a new row wakes this instance's relay once its unit has committed (`Transactions.afterCommit`),
+ * and on a Postgres server a NOTIFY sent in the same transaction (so Postgres delivers it exactly at commit,
+ * and never for a unit undone) wakes the relays of the other instances, each LISTENing on a connection of
+ * its own. On the embedded database the in-process wake-up is all there is: it belongs to one process, and a
+ * LISTEN would hold its only connection.
  */
 export const ProducerOutboxSql = (
   where: ProducerOutboxTable
-): Layer.Layer<ProducerOutbox, never, SqlClient.SqlClient> =>
+): Layer.Layer<ProducerOutbox, never, SqlClient.SqlClient | Database | PgClient.PgClient> =>
   Layer.effect(
     ProducerOutbox,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const transactions = yield* Transactions
+      const database = yield* Database
       const outbox = sql`${sql(where.schema)}.${sql(where.table)}`
+      const channel = enqueuedChannel(where)
+      const enqueued = yield* Latch.make(false)
+      // An instance wakes its own relay after commit, so it ignores its own notices when they come back.
+      const instance = randomUUID()
+      if (database.kind === "postgres") {
+        const pg = yield* PgClient.PgClient
+        const listen = Effect.scoped(
+          Effect.gen(function* () {
+            const notifications = yield* pg.listen(channel)
+            // Whatever was enqueued while not listening is found by the next pass.
+            yield* enqueued.open
+            while (true) {
+              if ((yield* Queue.take(notifications)).payload !== instance) yield* enqueued.open
+            }
+          })
+        )
+        yield* listen.pipe(
+          Effect.tapError((error) => Effect.logWarning("the event relay stopped listening; listening again", error)),
+          Effect.retry(reconnect),
+          Effect.forkScoped
+        )
+      }
       const pendingRows = SqlSchema.findAll({
         Request: Schema.Int,
         Result: EventRow,
@@ -103,10 +145,16 @@ export const ProducerOutboxSql = (
 
       return ProducerOutbox.of({
         enqueue: Effect.fn("ProducerOutboxSql.enqueue")(function* (event: ProducerEvent) {
-          yield* sql`
+          const added = yield* sql`
           INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
-          ON CONFLICT (id) DO NOTHING`
+          ON CONFLICT (id) DO NOTHING
+          RETURNING id`
+          if (added.length === 0) return
+          if (database.kind === "postgres") yield* sql`SELECT pg_notify(${channel}, ${instance})`
+          yield* transactions.afterCommit(Effect.asVoid(enqueued.open))
         }, Effect.orDie),
+        awaitEnqueued: (millis) =>
+          enqueued.await.pipe(Effect.timeoutOption(millis), Effect.andThen(enqueued.close), Effect.asVoid),
         pending: Effect.fn("ProducerOutboxSql.pending")(function* (limit: number) {
           return (yield* pendingRows(limit)).map((row) => toEvent(row.event))
         }, Effect.orDie),
@@ -126,4 +174,4 @@ export const ProducerOutboxSql = (
         }, Effect.orDie)
       })
     })
-  )
+  ).pipe(Layer.provide(TransactionsSql))

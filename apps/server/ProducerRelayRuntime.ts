@@ -1,9 +1,13 @@
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import { HubEventPublisherHttp, hubCatalogLists } from "../../adapters/http/HubEventPublisherHttp.ts"
+import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
 
+const batchSize = 50
+
 /**
- * Relays one service's event outbox (its ProducerOutbox) to the hub every `pollMillis`, each event signed
+ * Relays one service's event outbox (its ProducerOutbox) to the hub right after an event is enqueued (the
+ * outbox wakes it once the unit of work has committed, on any instance) and every `pollMillis`, each event signed
  * with the service's own signing key. Events are claimed with leases in the database, so several servers
  * may relay side by side. Without a signing key nothing is sent (the hub would refuse it): the events wait
  * in the outbox, nothing is lost, and they go out once the key is configured.
@@ -34,17 +38,26 @@ export const ProducerRelayWorker = (options: {
     : Layer.effectDiscard(
         Effect.gen(function* () {
           const relay = yield* ProducerRelay
+          const outbox = yield* ProducerOutbox
           const hubReady = hubCatalogLists({
             hubUrl: options.hubUrl,
             service: options.service,
             type: options.notificationType
           }).pipe(
             Effect.flatMap((ready) => (ready ? Effect.void : Effect.fail("not yet"))),
-            Effect.retry(Schedule.spaced(options.pollMillis))
+            // The hub is usually up within a second: a long poll interval need not delay the first relay.
+            Effect.retry(Schedule.spaced(Math.min(options.pollMillis, 1_000)))
           )
-          const relayLoop = relay.relayDue().pipe(
+          // A full batch says more may be due: relay again before sleeping.
+          const drain = Effect.gen(function* () {
+            while ((yield* relay.relayDue(batchSize)) >= batchSize) {
+              /* more may be due */
+            }
+          })
+          const relayLoop = drain.pipe(
             Effect.catchCause((cause) => Effect.logWarning("event relay failed; retrying", cause)),
-            Effect.repeat(Schedule.spaced(options.pollMillis))
+            Effect.andThen(outbox.awaitEnqueued(options.pollMillis)),
+            Effect.forever
           )
           yield* hubReady.pipe(
             Effect.andThen(relayLoop),

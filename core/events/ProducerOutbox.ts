@@ -70,5 +70,12 @@ export class ProducerOutbox extends Context.Service<
      */
     readonly record: (id: string, outcome: RelayOutcome) => Effect.Effect<void>
     readonly get: (id: string) => Effect.Effect<OutboxEntry | undefined>
+    /**
+     * Waits until an event was enqueued, or `millis` pass, whichever is first: the relay's sleep between
+     * passes. An event enqueued in a unit of work wakes it once the unit has committed (never before, so the
+     * relay finds it); on a Postgres server, relays on every instance wake. Only a hint: the relay sends
+     * what is due after `millis` anyway (retries come due with time, and a wake-up may be lost).
+     */
+    readonly awaitEnqueued: (millis: number) => Effect.Effect<void>
   }
 >()("core/events/ProducerOutbox") {}

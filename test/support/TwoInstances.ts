@@ -25,7 +25,7 @@ export const twoWaysIn = (backend: SqlBackend, migrations: Layer.Layer<never, un
 
 /** One instance: its own build of `layer` (fresh: it shares nothing with another instance but the database). */
 export const instanceOn = <A, E>(
-  layer: Layer.Layer<A, E, SqlClient.SqlClient>,
+  layer: Layer.Layer<A, E, DatabaseServices>,
   database: Context.Context<DatabaseServices>
 ) => Layer.build(Layer.fresh(layer)).pipe(Effect.provideContext(database))
 
