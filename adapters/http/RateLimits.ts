@@ -63,15 +63,14 @@ export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.Rat
       new RateLimited({ retryAfterSeconds: seconds(Duration.toMillis(reason.retryAfter)) })
 
     return RateLimits.of({
-      take: (budget, client, requests = 1) => {
+      take: (budget, client) => {
         if (budget.limit < 1) return Effect.fail(new RateLimited({ retryAfterSeconds: seconds(budget.windowMillis) }))
         const options = {
           algorithm: "fixed-window",
           onExceeded: "fail",
           window: Duration.millis(budget.windowMillis),
           limit: budget.limit,
-          key: keyOf(budget, client),
-          tokens: requests
+          key: keyOf(budget, client)
         } as const
         return shared.consume(options).pipe(
           Effect.timeoutOrElse({ duration: storeTimeout, orElse: storeSlow }),

@@ -1,6 +1,5 @@
 import { Effect, Latch, Layer } from "effect"
 import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory.ts"
-import { makeBatchedTakes } from "../../adapters/http/BatchedTakes.ts"
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
 import { OrgChatWebhookStoreMemory } from "../../adapters/memory/hub/OrgChatWebhookStoreMemory.ts"
@@ -15,6 +14,7 @@ import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { OrgChatWebhooks } from "../../core/hub/OrgChatWebhooks.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
 import { NotificationDeliveries, type NotificationDeliveriesConfig } from "../../core/hub/NotificationDeliveries.ts"
@@ -66,11 +66,11 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
     whenStoreFails: "local"
   } as const
   const ingest = Layer.unwrap(
-    Effect.map(makeBatchedTakes(budget), (take) =>
+    Effect.map(Effect.service(RateLimits), (limits) =>
       EventIngest.layer({
-        // A producer's concurrent deliveries are counted in one step (BatchedTakes.ts).
+        // A producer's concurrent deliveries share one store call (adapters/http/CoalescedRateLimiterStore.ts).
         quota: (service) =>
-          take(service).pipe(
+          limits.take(budget, service).pipe(
             Effect.as(undefined),
             // A `local` budget never answers Unavailable; were it to, the delivery is retried later all the same.
             Effect.catchTags({

@@ -19,18 +19,13 @@ export interface RateBudget {
 }
 
 /**
- * The one rate-limit port every limit takes from. `take` spends one request of the client's budget (or
- * `requests` at once, all or none: concurrent requests counted in one step): RateLimited (with the seconds
- * to wait) once it is spent; Unavailable when the store cannot answer and the budget refuses in that case.
+ * The one rate-limit port every limit takes from. `take` spends one request of the client's budget:
+ * RateLimited (with the seconds to wait) once it is spent; Unavailable when the store cannot answer and the budget refuses in that case.
  * The client's name is the adapter's to keep or to hash.
  */
 export class RateLimits extends Context.Service<
   RateLimits,
   {
-    readonly take: (
-      budget: RateBudget,
-      client: string,
-      requests?: number | undefined
-    ) => Effect.Effect<void, RateLimited | Unavailable>
+    readonly take: (budget: RateBudget, client: string) => Effect.Effect<void, RateLimited | Unavailable>
   }
 >()("core/kernel/RateLimits") {}
