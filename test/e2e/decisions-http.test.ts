@@ -409,6 +409,12 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
         cursor = page.json.data.nextCursor
       } while (cursor !== undefined)
       assert.deepStrictEqual(seen, [...ids].reverse())
+      // A cursor no page gave is refused, never read as the end of the list.
+      for (const bad of ["!!!", "abc", ids[0]!.toLowerCase()]) {
+        const refused = yield* client(baseUrl).caller("GET", `/api/v1/decisions?cursor=${bad}`, org.key)
+        assert.strictEqual(refused.status, 400, bad)
+        assert.strictEqual(code(refused), "validation_error")
+      }
     }).pipe(Effect.scoped)
   )
 

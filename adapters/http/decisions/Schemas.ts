@@ -51,7 +51,12 @@ const IntFromString = (min: number, max: number) =>
 
 export const ListQuery = {
   status: Schema.optionalKey(StatusFilter),
-  cursor: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))),
+  // A cursor is the id of the last decision of the page before: anything else is refused, not read as a list's end.
+  cursor: Schema.optionalKey(
+    Schema.String.check(
+      Schema.isPattern(/^[0-9A-HJKMNP-TV-Z]{26}$/, { description: "the nextCursor of a previous page" })
+    )
+  ),
   limit: Schema.optionalKey(IntFromString(L.pageSizeMin, L.pageSizeMax))
 }
 
