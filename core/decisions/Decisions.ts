@@ -1,94 +1,35 @@
 import { Clock, Context, Effect, Layer, Result } from "effect"
-import { issueSecret, hashSecret } from "../auth/IssuedSecret.ts"
 import { normalizeEmail } from "../kernel/Email.ts"
-import { Forbidden, NotFound, PayloadTooLarge, ValidationError } from "../kernel/Errors.ts"
+import { Forbidden, NotFound, ValidationError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import { stepAction } from "./ActionMachine.ts"
 import { updateAction } from "./ActionUpdate.ts"
-import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "./CallerKeyStore.ts"
-import { isOpen, type Decision, type DecisionCreate, type DecisionStatus } from "./Decision.ts"
+import { isOpen, type Decision, type DecisionCreate } from "./Decision.ts"
 import { actionSummary, type DecisionAction, type RecordTarget } from "./DecisionAction.ts"
-import { settle, step, type Command, type Refusal, type Transition } from "./DecisionMachine.ts"
-import { publicDecision } from "./DecisionView.ts"
-import type { WebhookDelivery } from "./WebhookOutbox.ts"
-import { webhookStatuses } from "./WebhookDelivery.ts"
-import { WebhookStore } from "./WebhookStore.ts"
-import { Transactions } from "../kernel/Transactions.ts"
+import { settle, step, type Command } from "./DecisionMachine.ts"
 import { makeDecisionNotifier } from "./DecisionNotifications.ts"
-import { makeRoleLossNotifier } from "./RoleLossNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
+import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
-import type { DecisionsInterface } from "./DecisionsInterface.ts"
+import { createInputProblem, refusalToError } from "./DecisionRules.ts"
+import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
+import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
-import { InvalidActionTransition, InvalidTransition, UnknownRole } from "./Errors.ts"
-import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
+import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
+import type { Role } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
-import { computeRouting, mayAct, type RoleState, type Routing } from "./Routing.ts"
+import { computeRouting, mayAct, type RoleState } from "./Routing.ts"
 
-/** Org admins (token claim `orgRole` OWNER or ADMIN) keep roles, keys, templates, webhooks and integrations. */
-export const requireAdmin = (user: WorkspaceUser): Effect.Effect<void, Forbidden> =>
-  user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "Only organization admins may do this." }))
+export { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 
-/** Who calls: a caller key (an agent or service) or a workspace user, always inside one organization. */
-export interface CallerIdentity {
-  readonly organizationId: string
-  readonly callerName: string
-  readonly keyId: string
-}
-
-export interface WorkspaceUser {
-  readonly organizationId: string
-  readonly email: string
-  readonly isAdmin: boolean
-}
-
-export interface DecisionView {
-  readonly decision: Decision
-  readonly routing: Routing
-}
-
-export interface DecisionPage {
-  readonly decisions: ReadonlyArray<Decision>
-  readonly nextCursor: string | undefined
-}
-
-export interface ListInput {
-  readonly statuses?: ReadonlyArray<DecisionStatus> | undefined
-  readonly cursor?: string | undefined
-  readonly limit: number
-}
+export type { DecisionPage, DecisionView, ListInput } from "./DecisionsInterface.ts"
 
 // How often a move is retried when another move changed the decision between our read and our write.
 const maxAttempts = 8
 
 const nowMs = Clock.currentTimeMillis
-
-const refusalToError = (refusal: Refusal): InvalidTransition | ValidationError => {
-  switch (refusal._tag) {
-    case "InvalidTransition":
-      return new InvalidTransition({ status: refusal.status })
-    case "UnknownOption":
-      return new ValidationError({
-        message: "The option is not one of this decision's options.",
-        details: [{ field: "optionId", message: "is not an option of this decision" }]
-      })
-    case "NoOpenInfoRequest":
-      return new ValidationError({
-        message: "The info request is not the decision's open question.",
-        details: [{ field: "infoRequestId", message: "must name the latest unanswered info request" }]
-      })
-    case "EmptyRoute":
-      return new ValidationError({
-        message: "Name a role or a member to route to.",
-        details: [{ field: "toRole", message: "either toRole or toEmail is required" }]
-      })
-  }
-}
-
-const validationError = (field: string, message: string) =>
-  new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
 
 /**
  * The decisions service's use cases. Every read applies expiry (`settle`) and computes routing live;
@@ -104,45 +45,11 @@ export class Decisions extends Context.Service<Decisions, DecisionsInterface>()(
 const make = Effect.gen(function* () {
   const decisions = yield* DecisionStore
   const roles = yield* RoleStore
-  const keys = yield* CallerKeyStore
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
-  const webhooks = yield* WebhookStore
   const notify = yield* makeDecisionNotifier
-  const tellRoleLost = yield* makeRoleLossNotifier
-  const transactions = yield* Transactions
-
-  /**
-   * The webhook deliveries a change implies: one per active endpoint of the
-   * organization when the decision moves to needs_info, resolved, expired or cancelled. They are saved
-   * with the change, in one transaction.
-   */
-  const deliveriesFor = Effect.fnUntraced(function* (transition: Transition) {
-    const change = transition.consequences.find((c) => c._tag === "StatusChanged" && webhookStatuses.includes(c.to))
-    if (change === undefined || change._tag !== "StatusChanged") return []
-    const decision = transition.decision
-    const endpoints = (yield* webhooks.list(decision.organizationId)).filter((w) => w.disabledAt === undefined)
-    const createdAt = isoAt(yield* nowMs)
-    const data = { decision: publicDecision(decision, { actions: true }) }
-    const deliveries: Array<WebhookDelivery> = []
-    for (const endpoint of endpoints) {
-      const id = yield* ids.next
-      const type = `decision.${change.to}`
-      deliveries.push({
-        id,
-        organizationId: decision.organizationId,
-        webhookId: endpoint.id,
-        decisionId: decision.id,
-        eventType: type,
-        payload: JSON.stringify({ id, type, occurredAt: decision.updatedAt, data }),
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: createdAt,
-        createdAt
-      })
-    }
-    return deliveries
-  })
+  const deliveriesFor = yield* makeTransitionWebhooks
+  const admin = yield* makeDecisionAdmin
 
   /** The role and its holders; a role the request has already read is not read again. */
   const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string, known?: Role) {
@@ -208,22 +115,9 @@ const make = Effect.gen(function* () {
     input: DecisionCreate,
     actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }> = []
   ) {
-    // The decisions contract: "body too large (markdown over 32 KiB)" is its own answer, not a validation error.
-    if (input.body !== undefined && input.body.length > L.bodyMax) {
-      return yield* new PayloadTooLarge({ limitBytes: L.bodyMax })
-    }
     const now = yield* nowMs
-    const defaults = input.options.filter((o) => o.default === true)
-    if (defaults.length > 1) return yield* validationError("options", "at most one option may be the default")
-    if (defaults.length === 1 && input.expiresAt === undefined) {
-      return yield* validationError("expiresAt", "is required when an option is the default")
-    }
-    if (input.expiresAt !== undefined && epochMs(input.expiresAt) <= now) {
-      return yield* validationError("expiresAt", "must be in the future")
-    }
-    const givenIds = input.options.flatMap((o) => (o.id === undefined ? [] : [o.id]))
-    if (new Set(givenIds).size !== givenIds.length)
-      return yield* validationError("options", "option ids must be unique")
+    const problem = createInputProblem(input, now)
+    if (problem !== undefined) return yield* problem
     // The role and its holders, read once for the check, the notifications and the answer's routing.
     const state = yield* roles.getWithHolders(caller.organizationId, input.roleSlug)
     if (state === undefined || state.role.archivedAt !== undefined) {
@@ -475,141 +369,6 @@ const make = Effect.gen(function* () {
     return yield* view(updated.decision)
   })
 
-  // ---- roles (admins) ----
-
-  const missingRole = () => new NotFound({ message: "No such role." })
-
-  const listRoles = Effect.fn("Decisions.listRoles")(function* (user: WorkspaceUser) {
-    return yield* roles.list(user.organizationId)
-  })
-
-  const createRole = Effect.fn("Decisions.createRole")(function* (user: WorkspaceUser, input: RoleCreate) {
-    yield* requireAdmin(user)
-    const created = yield* roles.create({
-      id: yield* ids.next,
-      organizationId: user.organizationId,
-      slug: input.slug,
-      name: input.name,
-      description: input.description,
-      createdAt: isoAt(yield* nowMs)
-    })
-    if (!created) return yield* validationError("slug", "a role with this slug already exists")
-    return (yield* roles.get(user.organizationId, input.slug))!
-  })
-
-  const updateRole = Effect.fn("Decisions.updateRole")(function* (
-    user: WorkspaceUser,
-    slug: string,
-    patch: RoleUpdate
-  ) {
-    yield* requireAdmin(user)
-    const role = yield* roles.update(user.organizationId, slug, patch)
-    if (role === undefined) return yield* missingRole()
-    return role
-  })
-
-  /** Archiving a role, like removing its last holder, may leave open decisions with nobody: admins hear. */
-  const archiveRole = Effect.fn("Decisions.archiveRole")(function* (user: WorkspaceUser, slug: string) {
-    yield* requireAdmin(user)
-    const at = isoAt(yield* nowMs)
-    return yield* transactions.atomically(
-      Effect.gen(function* () {
-        const wasActive = (yield* roles.get(user.organizationId, slug))?.archivedAt === undefined
-        const role = yield* roles.archive(user.organizationId, slug, at)
-        if (role === undefined) return yield* missingRole()
-        if (wasActive) yield* tellRoleLost(user.organizationId, slug, "archived", at)
-        return role
-      })
-    )
-  })
-
-  const existingRole = Effect.fnUntraced(function* (organizationId: string, slug: string) {
-    const role = yield* roles.get(organizationId, slug)
-    if (role === undefined) return yield* missingRole()
-    return role
-  })
-
-  const listAssignments = Effect.fn("Decisions.listAssignments")(function* (user: WorkspaceUser, slug: string) {
-    yield* existingRole(user.organizationId, slug)
-    return yield* roles.assignments(user.organizationId, slug)
-  })
-
-  const assign = Effect.fn("Decisions.assign")(function* (user: WorkspaceUser, slug: string, memberEmail: string) {
-    yield* requireAdmin(user)
-    yield* existingRole(user.organizationId, slug)
-    const assignment: Assignment = {
-      memberEmail: normalizeEmail(memberEmail),
-      addedBy: user.email,
-      addedAt: isoAt(yield* nowMs)
-    }
-    yield* roles.assign(user.organizationId, slug, assignment)
-    return yield* roles.assignments(user.organizationId, slug)
-  })
-
-  const unassign = Effect.fn("Decisions.unassign")(function* (user: WorkspaceUser, slug: string, email: string) {
-    yield* requireAdmin(user)
-    const at = isoAt(yield* nowMs)
-    yield* transactions.atomically(
-      Effect.gen(function* () {
-        const role = yield* existingRole(user.organizationId, slug)
-        if (!(yield* roles.unassign(user.organizationId, slug, normalizeEmail(email)))) {
-          return yield* new NotFound({ message: "That member does not hold this role." })
-        }
-        if (role.archivedAt === undefined && (yield* roles.assignments(user.organizationId, slug)).length === 0) {
-          yield* tellRoleLost(user.organizationId, slug, "emptied", at)
-        }
-      })
-    )
-  })
-
-  // ---- caller keys (admins) ----
-
-  const listKeys = Effect.fn("Decisions.listKeys")(function* (user: WorkspaceUser) {
-    yield* requireAdmin(user)
-    return yield* keys.list(user.organizationId)
-  })
-
-  const createKey = Effect.fn("Decisions.createKey")(function* (user: WorkspaceUser, name: string) {
-    yield* requireAdmin(user)
-    const secret = issueSecret("dcd_")
-    const stored: StoredCallerKey = {
-      id: yield* ids.next,
-      organizationId: user.organizationId,
-      name,
-      keyPrefix: secret.displayPrefix,
-      hash: secret.hash,
-      createdBy: user.email,
-      createdAt: isoAt(yield* nowMs)
-    }
-    yield* keys.create(stored)
-    const { organizationId: _org, hash: _hash, ...key } = stored
-    return { key: key satisfies ApiKey, plaintext: secret.plaintext }
-  })
-
-  const rotateKey = Effect.fn("Decisions.rotateKey")(function* (user: WorkspaceUser, id: string) {
-    yield* requireAdmin(user)
-    const secret = issueSecret("dcd_")
-    const key = yield* keys.rotate(user.organizationId, id, { hash: secret.hash, keyPrefix: secret.displayPrefix })
-    if (key === undefined) return yield* new NotFound({ message: "No such key." })
-    return { key, plaintext: secret.plaintext }
-  })
-
-  const revokeKey = Effect.fn("Decisions.revokeKey")(function* (user: WorkspaceUser, id: string) {
-    yield* requireAdmin(user)
-    const key = yield* keys.revoke(user.organizationId, id, isoAt(yield* nowMs))
-    if (key === undefined) return yield* new NotFound({ message: "No such key." })
-    return key
-  })
-
-  /** The caller plane's credential check: the key's hash must match an active key. */
-  const authenticateCaller = Effect.fn("Decisions.authenticateCaller")(function* (presented: string) {
-    if (!presented.startsWith("dcd_")) return undefined
-    const key = yield* keys.findActive(hashSecret(presented))
-    if (key === undefined) return undefined
-    yield* keys.touch(key.id, isoAt(yield* nowMs))
-    return { organizationId: key.organizationId, callerName: key.name, keyId: key.id } satisfies CallerIdentity
-  })
-
   return {
     create,
     get,
@@ -626,18 +385,7 @@ const make = Effect.gen(function* () {
     route,
     retryAction,
     expireDue,
-    listRoles,
-    createRole,
-    updateRole,
-    archiveRole,
-    listAssignments,
-    assign,
-    unassign,
-    listKeys,
-    createKey,
-    rotateKey,
-    revokeKey,
-    authenticateCaller
+    ...admin
   }
 })
 

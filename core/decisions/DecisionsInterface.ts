@@ -1,12 +1,29 @@
 import type { Effect } from "effect"
 import type { Forbidden, NotFound, PayloadTooLarge, ValidationError } from "../kernel/Errors.ts"
 import type { ApiKey } from "./CallerKeyStore.ts"
-import type { Decision, DecisionCreate } from "./Decision.ts"
+import type { Decision, DecisionCreate, DecisionStatus } from "./Decision.ts"
 import type { RecordTarget } from "./DecisionAction.ts"
-import type { CallerIdentity, DecisionPage, DecisionView, ListInput, WorkspaceUser } from "./Decisions.ts"
+import type { CallerIdentity, WorkspaceUser } from "./DecisionAdmin.ts"
+import type { Routing } from "./Routing.ts"
 import type { DecisionScope } from "./DecisionStore.ts"
 import type { InvalidActionTransition, InvalidTransition, UnknownRole } from "./Errors.ts"
 import type { Assignment, Role, RoleCreate, RoleUpdate } from "./Role.ts"
+
+export interface DecisionView {
+  readonly decision: Decision
+  readonly routing: Routing
+}
+
+export interface DecisionPage {
+  readonly decisions: ReadonlyArray<Decision>
+  readonly nextCursor: string | undefined
+}
+
+export interface ListInput {
+  readonly statuses?: ReadonlyArray<DecisionStatus> | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
 
 /** Why a move on a decision is refused: not the actor's, not found, not allowed from its status, bad input. */
 export type MoveError = Forbidden | NotFound | InvalidTransition | UnknownRole | ValidationError
