@@ -7,8 +7,9 @@ import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
  * Notifications reach people, end to end, on the bundled server and its embedded database with an SMTP server
  * and one-second email digests: a caller's decision for a role reaches each holder's own feed (read with the
  * session they got from the emailed sign-in link) and an email whose link opens the decision's page; the
- * caller's answer reaches the person who asked; a server killed between the decision and its email sends
- * that email exactly once after its restart.
+ * caller's answer reaches the person who asked; a server killed between a decision and its email (while the
+ * mail server refuses it, or before the hub even heard of the decision) sends that email exactly once after
+ * its restart.
  */
 
 const running: Array<RunningServer> = []
@@ -224,6 +225,38 @@ describe("notifications reach people (embedded database, SMTP, one-second digest
       )
       // Nothing else was sent again after the restart.
       assert.lengthOf(smtp.to(email), before.get(email)! + 1, email)
+    }
+
+    // Earlier still: killed after the decision committed and before the hub heard of it (the relays of this
+    // run look for the hub where nothing listens). After the restart the whole way runs, once.
+    server.child.kill("SIGKILL")
+    await server.exited
+    server = await startServer(
+      { ...env, HUB_URL: `http://127.0.0.1:${await freePort()}`, EVENT_RELAY_POLL_MS: "3600000" },
+      slowStart
+    )
+    running.push(server)
+    const third = await p.caller(key, "/api/v1/decisions", { title: "Refund order 99?", roleSlug: "finance", options })
+    assert.strictEqual(third.status, 201)
+    const thirdPath = `/apps/decisions/decision-${third.json.data.decision.id as string}`
+    for (const email of holders)
+      assert.lengthOf(about(await p.feed(email), third.json.data.decision.id, "decision_assigned"), 0)
+    const beforeThird = new Map(holders.map((email) => [email, smtp.to(email).length]))
+    server.child.kill("SIGKILL")
+    await server.exited
+    server = await startServer(env, slowStart)
+    running.push(server)
+    for (const email of holders) {
+      await until(
+        `${email}'s email about the third decision after the restart`,
+        async () => (emailsAbout(smtp, email, `${hub}${thirdPath}`).length > 0 ? true : undefined),
+        60_000
+      )
+    }
+    await sleep(5 * batchMillis)
+    for (const email of holders) {
+      assert.lengthOf(emailsAbout(smtp, email, `${hub}${thirdPath}`), 1, email)
+      assert.lengthOf(smtp.to(email), beforeThird.get(email)! + 1, email)
     }
   }, 300_000)
 })
