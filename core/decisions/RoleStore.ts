@@ -35,6 +35,11 @@ export class RoleStore extends Context.Service<
     /** The role and the emails of its holders (in `assignments` order), read at once; undefined when missing. */
     readonly getWithHolders: (organizationId: string, slug: string) => Effect.Effect<RoleWithHolders | undefined>
     readonly assign: (organizationId: string, slug: string, assignment: Assignment) => Effect.Effect<void>
+    /**
+     * Removes a holder; answers false when they did not hold the role. Inside a unit of work it holds the role
+     * against other removals until the unit ends, so a unit that removes a holder and then counts the rest
+     * sees every removal committed before it (the last holder's removal is never missed).
+     */
     readonly unassign: (organizationId: string, slug: string, email: string) => Effect.Effect<boolean>
     /** Slugs of the active (not archived) roles this email holds. */
     readonly heldBy: (organizationId: string, email: string) => Effect.Effect<ReadonlyArray<string>>

@@ -100,6 +100,40 @@ const suite = (
     )
 
     it.effect(
+      "the last two holders removed at once still tell the admins: one removal sees the other",
+      () =>
+        Effect.gen(function* () {
+          const { decisions, caller } = yield* setUp
+          const outbox = yield* ProducerOutbox
+          for (let round = 0; round < 6; round++) {
+            const slug = `desk-${round}`
+            yield* decisions.createRole(admin, { slug, name: slug })
+            yield* decisions.assign(admin, slug, "ann@acme.test")
+            yield* decisions.assign(admin, slug, "bob@acme.test")
+            const { decision } = yield* decisions.create(caller, {
+              title: `Desk ${round}?`,
+              roleSlug: slug,
+              options: [{ label: "Yes" }, { label: "No" }]
+            })
+            yield* Effect.all(
+              [decisions.unassign(admin, slug, "ann@acme.test"), decisions.unassign(admin, slug, "bob@acme.test")],
+              { concurrency: "unbounded" }
+            )
+            const told = unroutedOf(yield* outbox.pending(1000)).filter(
+              (t) => t.url === `/apps/decisions/decision-${decision.id}`
+            )
+            assert.sameMembers(
+              told.map((t) => t.to),
+              ["carol@acme.test", "dan@acme.test"],
+              `round ${round}`
+            )
+          }
+        }).pipe(Effect.provide(layer)),
+      // A fresh embedded database is migrated first: slow on a busy machine.
+      120_000
+    )
+
+    it.effect(
       "archiving a role with holders tells the admins; a unit undone tells nobody (SQL)",
       () =>
         Effect.gen(function* () {

@@ -159,9 +159,17 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
     const unassignRow = SqlSchema.findAll({
       Request: Schema.Struct({ organizationId: Schema.String, slug: Schema.String, email: Schema.String }),
       Result: Schema.Struct({ member_email: Schema.String }),
+      // The role's row is locked until the unit of work ends, so removals from one role take turns: a unit
+      // that removes a holder and then counts the rest sees every removal committed before it.
       execute: (input) => sql`
+        WITH role AS (
+          SELECT 1 FROM decisions.roles
+          WHERE organization_id = ${input.organizationId} AND slug = ${input.slug}
+          FOR UPDATE
+        )
         DELETE FROM decisions.role_assignments
         WHERE organization_id = ${input.organizationId} AND slug = ${input.slug} AND member_email = ${input.email}
+          AND EXISTS (SELECT 1 FROM role)
         RETURNING member_email`
     })
 
