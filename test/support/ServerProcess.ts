@@ -4,16 +4,32 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/** A free loopback port, found by binding port 0. */
-export const freePort = () =>
+const bindable = (port: number) =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address()
       server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
     })
   })
+
+/**
+ * A free loopback port. Chosen at random below the range the system hands out to outgoing connections
+ * (32768 and up), so that between this check and the server's own bind no client connection of another
+ * test takes it; port 0 (any free port) when none of a few tries is free.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const free = await bindable(port).then(
+      () => true,
+      () => false
+    )
+    if (free) return port
+  }
+  return bindable(0)
+}
 
 export const tempDataDir = () => mkdtempSync(join(tmpdir(), "hitl-server-"))
 
@@ -31,15 +47,27 @@ process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL")
 })
 
+type StartOptions = { readonly waitReady?: boolean; readonly compiled?: boolean; readonly readyWithinMillis?: number }
+
 /**
  * Starts the bundled server in a child process from its TypeScript sources, and waits until all three listen.
  * With `compiled`, it starts exactly as `npm start` does instead: scripts/start.mjs, which compiles the server
- * when its sources changed and runs the compiled bundle.
+ * when its sources changed and runs the compiled bundle. A start that finds a port taken by another process
+ * (tests run in parallel) is tried again: on new ports, or on the same ones a moment later when `env` fixed them.
  */
-export const startServer = async (
-  env: Record<string, string | undefined>,
-  options: { readonly waitReady?: boolean; readonly compiled?: boolean; readonly readyWithinMillis?: number } = {}
-) => {
+export const startServer = async (env: Record<string, string | undefined>, options: StartOptions = {}) => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, options)
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes("EADDRINUSE")
+      if (!taken || attempt === 3) throw error
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
+}
+
+const startOnce = async (env: Record<string, string | undefined>, options: StartOptions) => {
   // Ports given in `env` are kept (a restart on the same addresses); the others are chosen free.
   const portOf = async (name: string) => (env[name] === undefined ? freePort() : Number(env[name]))
   const ports = {
@@ -86,7 +114,8 @@ export const startServer = async (
       while (true) {
         if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
         if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
-        const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+        // Bounded: a port held by something else that never answers must not hold the wait forever.
+        const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(2_000) }).then(
           (r) => r.ok,
           () => false
         )
