@@ -59,6 +59,23 @@ describe("RateLimiterStoreSql's purge", () => {
           )
         })
       )
+
+      it.effect(`keeps its budgets in unlogged tables: no log record or disk flush per request (${backend.name})`, () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const tables = yield* sql<{ readonly relname: string; readonly relpersistence: string }>`
+            SELECT c.relname, c.relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'rate_limits' AND c.relkind = 'r' ORDER BY c.relname`
+          assert.deepStrictEqual(
+            tables.map((t) => [t.relname, t.relpersistence]),
+            [
+              ["buckets", "u"],
+              ["migrations", "p"],
+              ["windows", "u"]
+            ]
+          )
+        })
+      )
     })
   }
 })

@@ -6,6 +6,10 @@ import type { Migration } from "../Migrator.ts"
  * The `rate_limits` schema of RateLimiterStoreSql: the budgets every service's limits share when the server
  * runs on a Postgres server. Times are epoch milliseconds of the database's clock, so every instance counts
  * on the same clock. A row past `expires_at_ms` means the same as no row; the store removes such rows.
+ *
+ * The tables are unlogged: a budget lives a window long, so it is not worth a write-ahead log record and a
+ * disk flush on every request. The price: after the database server crashes (or fails over to a replica)
+ * every budget starts whole again, as if each client's window had just closed.
  */
 export const rateLimitMigrations: ReadonlyArray<Migration> = [
   {
@@ -29,6 +33,15 @@ export const rateLimitMigrations: ReadonlyArray<Migration> = [
         expires_at_ms double precision NOT NULL
       )`
       yield* sql`CREATE INDEX buckets_expires_at_ms ON rate_limits.buckets (expires_at_ms)`
+    })
+  },
+  {
+    id: 2,
+    name: "unlogged",
+    up: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`ALTER TABLE rate_limits.windows SET UNLOGGED`
+      yield* sql`ALTER TABLE rate_limits.buckets SET UNLOGGED`
     })
   }
 ]
