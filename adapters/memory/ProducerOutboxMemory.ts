@@ -34,6 +34,10 @@ export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
   const copy = (entry: OutboxEntry): OutboxEntry => structuredClone(entry)
   const isDue = (entry: OutboxEntry, nowMs: number) =>
     entry.status === "pending" && (entry.nextAttemptAt === undefined || epochMs(entry.nextAttemptAt) <= nowMs)
+  const recordOne = (id: string, outcome: RelayOutcome) => {
+    const entry = entries.get(id)
+    if (entry !== undefined && entry.status === "pending") entries.set(id, applyOutcome(entry, outcome))
+  }
   return ProducerOutbox.of({
     enqueue: (event: ProducerEvent) =>
       Effect.sync(() => {
@@ -64,10 +68,10 @@ export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
             return copy(claimed)
           })
       }),
-    record: (id, outcome) =>
+    record: (id, outcome) => Effect.sync(() => recordOne(id, outcome)),
+    recordAll: (attempts) =>
       Effect.sync(() => {
-        const entry = entries.get(id)
-        if (entry !== undefined && entry.status === "pending") entries.set(id, applyOutcome(entry, outcome))
+        for (const { id, outcome } of attempts) recordOne(id, outcome)
       }),
     get: (id) =>
       Effect.sync(() => {

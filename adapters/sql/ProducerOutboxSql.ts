@@ -6,6 +6,7 @@ import {
   ProducerOutbox,
   type OutboxEntry,
   type ProducerEvent,
+  type RecordedAttempt,
   type RelayOutcome
 } from "../../core/events/ProducerOutbox.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
@@ -168,6 +169,21 @@ export const ProducerOutboxSql = (
         }, Effect.orDie),
         record: Effect.fn("ProducerOutboxSql.record")(function* (id: string, outcome: RelayOutcome) {
           yield* record(id, outcome)
+        }, Effect.orDie),
+        recordAll: Effect.fn("ProducerOutboxSql.recordAll")(function* (attempts: ReadonlyArray<RecordedAttempt>) {
+          const delivered = attempts.flatMap(({ id, outcome }) =>
+            outcome._tag === "Delivered" ? [{ id, at: outcome.at, code: outcome.statusCode }] : []
+          )
+          // The deliveries of a pass in one statement (a lone one as `record` writes it); the rest one by one.
+          if (delivered.length > 1) {
+            yield* sql`UPDATE ${outbox} AS o SET delivered_at = d.at::timestamptz, attempts = o.attempts + 1,
+              next_attempt_at = NULL, last_error = NULL, last_status_code = d.code
+              FROM jsonb_to_recordset(${JSON.stringify(delivered)}::jsonb) AS d(id text, at text, code integer)
+              WHERE o.id = d.id AND o.delivered_at IS NULL AND o.failed_at IS NULL`
+          }
+          for (const { id, outcome } of attempts) {
+            if (outcome._tag !== "Delivered" || delivered.length === 1) yield* record(id, outcome)
+          }
         }, Effect.orDie),
         get: Effect.fn("ProducerOutboxSql.get")(function* (id: string) {
           return Option.getOrUndefined(Option.map(yield* getRow(id), toEntry))

@@ -43,6 +43,12 @@ export type RelayOutcome =
     }
   | { readonly _tag: "Failed"; readonly at: string; readonly error: string; readonly statusCode?: number | undefined }
 
+/** One attempt's outcome, for `recordAll`. */
+export interface RecordedAttempt {
+  readonly id: string
+  readonly outcome: RelayOutcome
+}
+
 /**
  * A service's outbox of events for the hub: producers keep each event with the change that implies it (one
  * unit of work, core/kernel/Transactions.ts) and deliver it with retries until the hub acknowledges it.
@@ -69,6 +75,11 @@ export class ProducerOutbox extends Context.Service<
      * event was delivered or refused (a relay whose lease had passed) is ignored.
      */
     readonly record: (id: string, outcome: RelayOutcome) => Effect.Effect<void>
+    /**
+     * `record` for a relay pass's attempts at once, each as `record` would write it; the deliveries, the
+     * common case, in one statement where the store can.
+     */
+    readonly recordAll: (attempts: ReadonlyArray<RecordedAttempt>) => Effect.Effect<void>
     readonly get: (id: string) => Effect.Effect<OutboxEntry | undefined>
     /**
      * Waits until an event was enqueued, or `millis` pass, whichever is first: the relay's sleep between

@@ -77,8 +77,9 @@ export interface ProducerRelayConfig {
 
 /**
  * Relays a service's outbox to the hub: claims due events with a lease, publishes each through the
- * HubEventPublisher port, and records the outcome (`relayOutcome`). An event is sent at least once: a relay
- * that dies mid-send leaves it to be claimed again when its lease passes, and the hub dedupes on its id.
+ * HubEventPublisher port, and records the outcomes of a pass together (`relayOutcome`, `recordAll`). An
+ * event is sent at least once: a relay that dies mid-send leaves it to be claimed again when its lease
+ * passes, and the hub dedupes on its id.
  * A permanent refusal is logged at error level: that is the alert a 4xx raises.
  */
 export class ProducerRelay extends Context.Service<
@@ -107,7 +108,6 @@ const make = (config: ProducerRelayConfig) =>
         nowMs: yield* Clock.currentTimeMillis,
         jitter: yield* Random.next
       })
-      yield* outbox.record(entry.event.id, outcome)
       const about = { eventId: entry.event.id, eventType: entry.event.type, attempt: entry.attempts + 1 }
       if (outcome._tag === "Failed") {
         yield* Effect.logError("The hub refused an event for good; it will not be sent again.", outcome.error).pipe(
@@ -118,15 +118,18 @@ const make = (config: ProducerRelayConfig) =>
           Effect.annotateLogs({ ...about, nextAttemptAt: outcome.nextAttemptAt })
         )
       }
-      return outcome._tag === "Delivered"
+      return { id: entry.event.id, outcome }
     })
 
     /** Sends every event due now (up to `batch`); answers how many the hub acknowledged. */
     const relayDue = Effect.fn("ProducerRelay.relayDue")(function* (batch: number = 50) {
       const now = yield* Clock.currentTimeMillis
       const claimed = yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch)
-      const delivered = yield* Effect.forEach(claimed, relayOne, { concurrency })
-      return delivered.filter(Boolean).length
+      const attempts = yield* Effect.forEach(claimed, relayOne, { concurrency })
+      // The pass's outcomes written together, once every attempt has its answer. A relay that dies before
+      // this leaves its events claimed: they are sent again after the lease, and the hub dedupes them.
+      yield* outbox.recordAll(attempts)
+      return attempts.filter((attempt) => attempt.outcome._tag === "Delivered").length
     })
 
     return ProducerRelay.of({ relayDue })

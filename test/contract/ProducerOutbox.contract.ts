@@ -142,6 +142,77 @@ export const ProducerOutboxContract = (name: string, store: Layer.Layer<Producer
         })
       )
 
+      it.effect("records a pass's outcomes at once, each as record would, a late one changing nothing", () =>
+        Effect.gen(function* () {
+          const outbox = yield* ProducerOutbox
+          yield* drain
+          const [a, b, c, d, e] = ["a", "b", "c", "d", "e"].map((n) => eventFor(`${n}@example.com`)) as [
+            ProducerEvent,
+            ProducerEvent,
+            ProducerEvent,
+            ProducerEvent,
+            ProducerEvent
+          ]
+          for (const event of [a, b, c, d, e]) yield* outbox.enqueue(event)
+          yield* outbox.record(e.id, { _tag: "Delivered", at: at(2042), statusCode: 202 })
+          assert.deepStrictEqual(ids(yield* outbox.claimDue(at(2042), at(2042, 5), 10)), [a.id, b.id, c.id, d.id])
+          yield* outbox.recordAll([
+            { id: a.id, outcome: { _tag: "Delivered", at: at(2042, 1), statusCode: 202 } },
+            { id: b.id, outcome: { _tag: "Delivered", at: at(2042, 2), statusCode: 200 } },
+            {
+              id: c.id,
+              outcome: { _tag: "Retry", nextAttemptAt: at(2042, 30), error: "The hub answered 503.", statusCode: 503 }
+            },
+            { id: d.id, outcome: { _tag: "Failed", at: at(2042, 3), error: "The hub answered 400.", statusCode: 400 } },
+            // Already delivered: this late outcome is ignored.
+            { id: e.id, outcome: { _tag: "Retry", nextAttemptAt: at(2042, 40), error: "late" } }
+          ])
+          assert.deepStrictEqual(yield* outbox.get(a.id), {
+            event: a,
+            status: "delivered",
+            attempts: 1,
+            lastStatusCode: 202,
+            completedAt: at(2042, 1)
+          })
+          assert.deepStrictEqual(yield* outbox.get(b.id), {
+            event: b,
+            status: "delivered",
+            attempts: 1,
+            lastStatusCode: 200,
+            completedAt: at(2042, 2)
+          })
+          assert.deepStrictEqual(yield* outbox.get(c.id), {
+            event: c,
+            status: "pending",
+            attempts: 1,
+            nextAttemptAt: at(2042, 30),
+            lastError: "The hub answered 503.",
+            lastStatusCode: 503
+          })
+          assert.deepStrictEqual(yield* outbox.get(d.id), {
+            event: d,
+            status: "failed",
+            attempts: 1,
+            lastError: "The hub answered 400.",
+            lastStatusCode: 400,
+            completedAt: at(2042, 3)
+          })
+          assert.deepStrictEqual(yield* outbox.get(e.id), {
+            event: e,
+            status: "delivered",
+            attempts: 1,
+            lastStatusCode: 202,
+            completedAt: at(2042)
+          })
+          // A lone delivery and an empty pass.
+          yield* outbox.recordAll([{ id: c.id, outcome: { _tag: "Delivered", at: at(2042, 31), statusCode: 202 } }])
+          yield* outbox.recordAll([])
+          assert.strictEqual((yield* outbox.get(c.id))?.status, "delivered")
+          assert.strictEqual((yield* outbox.get(c.id))?.attempts, 2)
+          assert.deepStrictEqual(yield* outbox.pending(10), [])
+        })
+      )
+
       it.effect("never hands one event to two concurrent claimers", () =>
         Effect.gen(function* () {
           const outbox = yield* ProducerOutbox
