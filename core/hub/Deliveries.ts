@@ -1,4 +1,11 @@
 import { Context, type Effect } from "effect"
+import {
+  maxRetryWaitSeconds,
+  nextAttemptAt,
+  scheduled,
+  statusVerdict,
+  type RetryPolicy
+} from "../kernel/RetryPolicy.ts"
 import type { Notification } from "./NotificationStore.ts"
 
 /** The channels that leave the hub. The bell is the feed itself (NotificationStore). */
@@ -102,10 +109,33 @@ export class DeliveryStore extends Context.Service<
 >()("core/hub/DeliveryStore") {}
 
 /**
- * When a failed attempt is tried again: `schedule[n - 1]` seconds after the nth attempt; undefined once the
- * schedule is spent (the delivery has failed). The default runs from a minute up to twelve hours.
+ * The channels' retry policy (`HUB_DELIVERY_RETRY_SCHEDULE`): the schedule's next wait plus up to a quarter of
+ * it, so deliveries refused together (a chat service down) do not come back together, never over twelve
+ * hours, until the schedule runs out; an answer that is neither 2xx, 4xx nor 5xx is permanent.
  */
-export const retryAt = (schedule: ReadonlyArray<number>, attempts: number, nowMs: number): number | undefined => {
-  const seconds = schedule[attempts - 1]
-  return seconds === undefined ? undefined : nowMs + Math.round(seconds * 1000)
-}
+export const deliveryRetryPolicy = (schedule: ReadonlyArray<number>): RetryPolicy => ({
+  baseDelaySeconds: scheduled(schedule),
+  jitterShare: 0.25,
+  minSeconds: 0,
+  maxSeconds: maxRetryWaitSeconds,
+  otherStatuses: "permanent"
+})
+
+/** What a chat webhook's or push service's answer means: delivered, worth another attempt, or refused for good. */
+export const channelStatusVerdict = (status: number): "delivered" | "retry" | "permanent" =>
+  statusVerdict(deliveryRetryPolicy([]), status)
+
+/**
+ * When a failed attempt is tried again (ISO time): `attempts` counts the attempt that failed, so the nth
+ * attempt waits the schedule's nth step, jittered by `jitter` in [0, 1) (it comes from the edge, like the
+ * time); undefined once the schedule is spent (the delivery has failed).
+ */
+export const retryAt = (
+  schedule: ReadonlyArray<number>,
+  context: { readonly attempts: number; readonly nowMs: number; readonly jitter: number }
+): string | undefined =>
+  nextAttemptAt(deliveryRetryPolicy(schedule), {
+    attemptsBefore: context.attempts - 1,
+    nowMs: context.nowMs,
+    jitter: context.jitter
+  })

@@ -1,7 +1,8 @@
-import { Clock, Context, Effect, Latch, Layer } from "effect"
+import { Clock, Context, Effect, Latch, Layer, Random } from "effect"
 import { open, seal } from "../auth/SecretBox.ts"
 import { NotConfigured } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
+import { maxRetryWaitSeconds, nextAttemptAt, scheduled, type RetryPolicy } from "../kernel/RetryPolicy.ts"
 import { Mailer, type MailMessage } from "../kernel/Mailer.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
@@ -18,6 +19,19 @@ export interface MailDeliveriesConfig {
 
 /** A sign-in link lives 15 minutes, so retries are quick; a later one still serves other mail. */
 export const defaultMailRetrySeconds: ReadonlyArray<number> = [5, 30, 120, 600, 3600]
+
+/**
+ * The mail outbox's retry policy: the schedule's next wait plus up to a quarter of it, so messages a mail
+ * server turned away together do not all come back at once, never over twelve hours, until the schedule runs
+ * out. A mail server answers no HTTP status; its refusals are permanent or transient (core/kernel/Mailer.ts).
+ */
+export const mailRetryPolicy = (schedule: ReadonlyArray<number>): RetryPolicy => ({
+  baseDelaySeconds: scheduled(schedule),
+  jitterShare: 0.25,
+  minSeconds: 0,
+  maxSeconds: maxRetryWaitSeconds,
+  otherStatuses: "permanent"
+})
 
 const claimSize = 20
 
@@ -49,7 +63,7 @@ export class MailDeliveries extends Context.Service<
         const ids = yield* IdGenerator
         const transactions = yield* Transactions
         const latch = yield* Latch.make(false)
-        const retrySeconds = config.retrySeconds ?? defaultMailRetrySeconds
+        const policy = mailRetryPolicy(config.retrySeconds ?? defaultMailRetrySeconds)
         const leaseMillis = config.leaseMillis ?? 120_000
 
         const deliver = Effect.fn("MailDeliveries.deliver")(function* (mail: OutgoingMail) {
@@ -62,13 +76,15 @@ export class MailDeliveries extends Context.Service<
           const message = JSON.parse(text) as MailMessage
           const sent = yield* Effect.result(mailer.send(message))
           if (sent._tag === "Success") return yield* outbox.markSent(mail.id, isoAt(now))
-          const delay = retrySeconds[mail.attempts]
-          if (sent.failure.permanent || delay === undefined) {
+          const next = sent.failure.permanent
+            ? undefined
+            : nextAttemptAt(policy, { attemptsBefore: mail.attempts, nowMs: now, jitter: yield* Random.next })
+          if (next === undefined) {
             yield* Effect.logWarning("an email was refused or could not be sent; given up", sent.failure)
             return yield* outbox.markFailed(mail.id, isoAt(now))
           }
           yield* Effect.logInfo("an email could not be sent yet; will retry", sent.failure)
-          yield* outbox.retryAt(mail.id, isoAt(now + delay * 1000))
+          yield* outbox.retryAt(mail.id, next)
         })
 
         return MailDeliveries.of({

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Random } from "effect"
 import { open } from "../auth/SecretBox.ts"
 import { Mailer } from "../kernel/Mailer.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
@@ -66,13 +66,22 @@ export class NotificationDeliveries extends Context.Service<
               ? undefined
               : "the person turned this channel off"
 
-        /** A failed attempt: tried again on the schedule, or failed once it is spent (or it cannot help). */
-        const afterFailure = (attempts: number, failure: ChannelFailure, nowMs: number): DeliveryOutcome => {
-          const next = failure.kind === "transient" ? retryAt(config.retrySchedule, attempts, nowMs) : undefined
+        /**
+         * A failed attempt: tried again on the schedule (core/hub/Deliveries.ts `deliveryRetryPolicy`), or failed
+         * once it is spent (or it cannot help). `jitter` in [0, 1) is drawn once per message sent.
+         */
+        const afterFailure = (
+          attempts: number,
+          failure: ChannelFailure,
+          nowMs: number,
+          jitter: number
+        ): DeliveryOutcome => {
+          const next =
+            failure.kind === "transient" ? retryAt(config.retrySchedule, { attempts, nowMs, jitter }) : undefined
           if (failure.kind === "gone") return gone(failure.reason)
           return next === undefined
             ? { status: "failed", error: failure.reason }
-            : { status: "pending", nextAttemptAt: isoAt(next), error: failure.reason }
+            : { status: "pending", nextAttemptAt: next, error: failure.reason }
         }
 
         const settleOne = (claimed: ClaimedDelivery, outcome: DeliveryOutcome) =>
@@ -107,7 +116,11 @@ export class NotificationDeliveries extends Context.Service<
             reason: sent.failure.permanent ? "the mail server refused the message" : "the mail server was not reachable"
           })
           yield* Effect.logWarning("notification email not sent", { userId, reason: failure.reason })
-          for (const claimed of keep) yield* settleOne(claimed, afterFailure(claimed.delivery.attempts, failure, nowMs))
+          // One draw for the message: what went out together comes back together.
+          const jitter = yield* Random.next
+          for (const claimed of keep) {
+            yield* settleOne(claimed, afterFailure(claimed.delivery.attempts, failure, nowMs, jitter))
+          }
         })
 
         /** The person's own webhook, or their organization's (the target says whose). */
@@ -141,7 +154,7 @@ export class NotificationDeliveries extends Context.Service<
             claimed,
             sent._tag === "Success"
               ? { status: "sent", atIso: isoAt(nowMs) }
-              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs)
+              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs, yield* Random.next)
           )
         })
 
@@ -169,7 +182,7 @@ export class NotificationDeliveries extends Context.Service<
             claimed,
             sent._tag === "Success"
               ? { status: "sent", atIso: isoAt(nowMs) }
-              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs)
+              : afterFailure(claimed.delivery.attempts, sent.failure, nowMs, yield* Random.next)
           )
         })
 

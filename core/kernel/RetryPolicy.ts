@@ -2,7 +2,7 @@ import { isoAt } from "./Timestamp.ts"
 
 /**
  * How an outbox retries what it could not deliver: one pure policy every outbox worker applies to an
- * attempt's answer (the webhook outbox, the producer outbox). A policy says how long to wait before the
+ * attempt's answer (the webhook outbox, the producer outbox, the hub's notification and mail outboxes). A policy says how long to wait before the
  * retry that follows a number of failed attempts, how much jitter spreads retries refused together, the
  * bounds of a wait, and whether an answer is permanent.
  */
@@ -21,6 +21,9 @@ export interface RetryPolicy {
   /** An answer that is neither 2xx, 4xx nor 5xx (1xx, 3xx): retried, or permanent. */
   readonly otherStatuses: "retry" | "permanent"
 }
+
+/** No outbox waits longer than this between two attempts: twelve hours. */
+export const maxRetryWaitSeconds = 12 * 60 * 60
 
 /** Waits taken from a list: the nth retry waits `seconds[n]`; once the list is spent, nothing is retried. */
 export const scheduled =

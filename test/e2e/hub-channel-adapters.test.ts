@@ -58,7 +58,7 @@ describe("the hub's chat and push adapters against local peers", () => {
       )
   )
 
-  it.live("404 and 410 from the push service mean gone; 5xx is transient; other 4xx permanent", () =>
+  it.live("404 and 410 from the push service mean gone; 408, 429 and 5xx are transient; other 4xx permanent", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const service = yield* peer(201)
@@ -73,13 +73,21 @@ describe("the hub's chat and push adapters against local peers", () => {
           ["/b", 404],
           ["/c", 503],
           ["/d", 429],
+          ["/f", 408],
           ["/e", 403]
         ] as const) {
           service.answer(path, status)
           const failure = yield* Effect.flip(push.send({ endpoint: service.url(path), keys }, "{}"))
           outcomes.push(`${status}:${failure.kind}`)
         }
-        assert.deepStrictEqual(outcomes, ["410:gone", "404:gone", "503:transient", "429:transient", "403:permanent"])
+        assert.deepStrictEqual(outcomes, [
+          "410:gone",
+          "404:gone",
+          "503:transient",
+          "429:transient",
+          "408:transient",
+          "403:permanent"
+        ])
         const off = yield* Effect.provide(
           PushChannel.use(Effect.succeed),
           PushChannelWebPush({ allowLoopback: true, vapid: undefined })

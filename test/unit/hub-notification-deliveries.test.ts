@@ -12,6 +12,7 @@ import { EventStore } from "../../core/hub/EventStore.ts"
 import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
 import { NotificationDeliveries } from "../../core/hub/NotificationDeliveries.ts"
 import { PersonNotifications } from "../../core/hub/PersonNotifications.ts"
+import { fixedJitter } from "../support/FixedJitter.ts"
 import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
 
 const ulid = monotonicFactory()
@@ -24,7 +25,7 @@ const stack: Layer.Layer<any, unknown> = hubEventsStack({
     retrySchedule: [10, 20],
     leaseMillis: 30_000
   }
-})
+}).pipe(Layer.provideMerge(fixedJitter(0.5)))
 
 const setUp = Effect.gen(function* () {
   yield* registerProducer("acme")
@@ -98,34 +99,39 @@ describe("NotificationDeliveries", () => {
     }).pipe(Effect.provide(stack))
   )
 
-  it.effect("a transient failure is retried on the schedule, then failed; a permanent one fails at once", () =>
-    Effect.gen(function* () {
-      yield* setUp
-      const mine = yield* PersonNotifications
-      yield* mine.updatePreferences("usr_ada", {
-        channels: ["chat"],
-        chatWebhookUrl: "https://chat.example/hook"
-      })
-      yield* ChannelMessages.use((c) => c.failWith("transient"))
-      yield* notify("ada@example.com", "Flaky")
-      assert.strictEqual(yield* run, 1)
-      const [first] = yield* log("usr_ada")
-      assert.deepStrictEqual([first?.status, first?.attempts], ["pending", 1])
-      assert.strictEqual(first?.nextAttemptAt, new Date(10_000).toISOString())
-      assert.strictEqual(yield* run, 0)
-      yield* TestClock.adjust(10_000)
-      assert.strictEqual(yield* run, 1)
-      yield* TestClock.adjust(20_000)
-      assert.strictEqual(yield* run, 1)
-      const [spent] = yield* log("usr_ada")
-      assert.deepStrictEqual([spent?.status, spent?.attempts], ["failed", 3])
-      yield* ChannelMessages.use((c) => c.failWith("permanent"))
-      yield* notify("ada@example.com", "Refused")
-      assert.strictEqual(yield* run, 1)
-      const [refused] = yield* log("usr_ada")
-      assert.deepStrictEqual([refused?.status, refused?.attempts], ["failed", 1])
-      assert.deepStrictEqual(yield* ChannelMessages.use((c) => c.sent()), [])
-    }).pipe(Effect.provide(stack))
+  it.effect(
+    "a transient failure is retried on the schedule with its jitter, then failed; a permanent one fails at once",
+    () =>
+      Effect.gen(function* () {
+        yield* setUp
+        const mine = yield* PersonNotifications
+        yield* mine.updatePreferences("usr_ada", {
+          channels: ["chat"],
+          chatWebhookUrl: "https://chat.example/hook"
+        })
+        yield* ChannelMessages.use((c) => c.failWith("transient"))
+        yield* notify("ada@example.com", "Flaky")
+        assert.strictEqual(yield* run, 1)
+        const [first] = yield* log("usr_ada")
+        assert.deepStrictEqual([first?.status, first?.attempts], ["pending", 1])
+        // 10 s, plus an eighth of it at a jitter of one half (up to a quarter is added).
+        assert.strictEqual(first?.nextAttemptAt, new Date(11_250).toISOString())
+        assert.strictEqual(yield* run, 0)
+        yield* TestClock.adjust(11_249)
+        assert.strictEqual(yield* run, 0)
+        yield* TestClock.adjust(1)
+        assert.strictEqual(yield* run, 1)
+        yield* TestClock.adjust(22_500)
+        assert.strictEqual(yield* run, 1)
+        const [spent] = yield* log("usr_ada")
+        assert.deepStrictEqual([spent?.status, spent?.attempts], ["failed", 3])
+        yield* ChannelMessages.use((c) => c.failWith("permanent"))
+        yield* notify("ada@example.com", "Refused")
+        assert.strictEqual(yield* run, 1)
+        const [refused] = yield* log("usr_ada")
+        assert.deepStrictEqual([refused?.status, refused?.attempts], ["failed", 1])
+        assert.deepStrictEqual(yield* ChannelMessages.use((c) => c.sent()), [])
+      }).pipe(Effect.provide(stack))
   )
 
   it.effect(

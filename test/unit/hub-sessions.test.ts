@@ -13,6 +13,7 @@ import { MailOutbox } from "../../core/hub/MailOutbox.ts"
 import { SessionStore, Sessions } from "../../core/hub/Sessions.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
+import { fixedJitter } from "../support/FixedJitter.ts"
 
 const minute = 60_000
 const policy = { idleMillis: 30 * minute, maxMillis: 120 * minute }
@@ -96,7 +97,8 @@ const message = { to: "ada@example.test", subject: "Hi", text: "link https://x/y
 
 const mailStack = (key: string | undefined) =>
   MailDeliveries.layer({ secretsKey: key, retrySeconds: [10, 60] }).pipe(
-    Layer.provideMerge(Layer.mergeAll(MailOutboxMemory, MailerMemory, IdGeneratorUlid, TransactionsMemory))
+    Layer.provideMerge(Layer.mergeAll(MailOutboxMemory, MailerMemory, IdGeneratorUlid, TransactionsMemory)),
+    Layer.provideMerge(fixedJitter(0.5))
   )
 
 describe("mail deliveries through the outbox", () => {
@@ -117,7 +119,10 @@ describe("mail deliveries through the outbox", () => {
       assert.strictEqual(yield* outbox.pendingCount(), 1)
       assert.strictEqual(yield* mail.runDue(), 0)
       yield* recordings.failWith(undefined)
-      yield* TestClock.adjust(10_000)
+      // The first retry waits 10 s plus an eighth of it (a jitter of one half adds up to a quarter).
+      yield* TestClock.adjust(11_249)
+      assert.strictEqual(yield* mail.runDue(), 0)
+      yield* TestClock.adjust(1)
       assert.strictEqual(yield* mail.runDue(), 1)
       assert.deepStrictEqual(yield* recordings.sent(), [message])
       assert.strictEqual(yield* outbox.pendingCount(), 0)
@@ -136,7 +141,7 @@ describe("mail deliveries through the outbox", () => {
       const outbox = yield* MailOutbox
       yield* (yield* MailerRecordings).failWith("transient")
       yield* mail.enqueue(message)
-      for (const wait of [0, 10_000, 60_000]) {
+      for (const wait of [0, 11_250, 67_500]) {
         yield* TestClock.adjust(wait)
         assert.strictEqual(yield* mail.runDue(), 1)
       }

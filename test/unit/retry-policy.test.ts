@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { defaultRetrySchedule, webhookRetryPolicy } from "../../core/decisions/WebhookDelivery.ts"
 import { producerRetryPolicy } from "../../core/events/ProducerRelay.ts"
+import { deliveryRetryPolicy, retryAt } from "../../core/hub/Deliveries.ts"
+import { defaultMailRetrySeconds, mailRetryPolicy } from "../../core/hub/MailDeliveries.ts"
 import {
   doubling,
   nextAttemptAt,
@@ -44,6 +46,28 @@ describe("outbox retry policy", () => {
     )
     assert.deepStrictEqual(waits(producerRetryPolicy, 3, 0.5), [63, 126, 252])
     assert.strictEqual(retryDelaySeconds(producerRetryPolicy, 100_000, 0.5), 43200)
+  })
+
+  it("hub notifications: the configured schedule, jittered up to a quarter, capped at twelve hours, then given up", () => {
+    const policy = deliveryRetryPolicy(defaultRetrySchedule)
+    assert.deepStrictEqual(waits(policy, 7), [60, 300, 1800, 7200, 21600, 43200, undefined])
+    assert.deepStrictEqual(waits(policy, 6, 0.5), [67.5, 337.5, 2025, 8100, 24300, 43200])
+    // HUB_DELIVERY_RETRY_SCHEDULE is followed as given, even below a second.
+    assert.deepStrictEqual(waits(deliveryRetryPolicy([0.05, 0.1]), 3), [0.05, 0.1, undefined])
+    assert.strictEqual(statusVerdict(policy, 302), "permanent")
+    // A delivery counts the attempt that failed: after the first, the schedule's first step.
+    const nowMs = Date.parse("2030-01-01T00:00:00.000Z")
+    assert.strictEqual(retryAt([10, 20], { attempts: 1, nowMs, jitter: 0.5 }), "2030-01-01T00:00:11.250Z")
+    assert.strictEqual(retryAt([10, 20], { attempts: 2, nowMs, jitter: 0 }), "2030-01-01T00:00:20.000Z")
+    assert.isUndefined(retryAt([10, 20], { attempts: 3, nowMs, jitter: 0 }))
+  })
+
+  it("hub mail: five seconds up to an hour (a sign-in link lives fifteen minutes), jittered up to a quarter", () => {
+    assert.deepStrictEqual(defaultMailRetrySeconds, [5, 30, 120, 600, 3600])
+    const policy = mailRetryPolicy(defaultMailRetrySeconds)
+    assert.deepStrictEqual(waits(policy, 6), [5, 30, 120, 600, 3600, undefined])
+    assert.deepStrictEqual(waits(policy, 5, 0.5), [5.625, 33.75, 135, 675, 4050])
+    assert.strictEqual(retryDelaySeconds(policy, 0, 0.999999), 5 * (1 + 0.25 * 0.999))
   })
 
   it("a receiver's Retry-After lengthens a wait, never past the cap; producer waits never fall under a minute", () => {

@@ -3,6 +3,7 @@ import { request as httpRequest, type RequestOptions } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { isIP } from "node:net"
 import { ChannelFailure } from "../../../core/hub/Channels.ts"
+import { channelStatusVerdict } from "../../../core/hub/Deliveries.ts"
 import { isLoopbackAddress, isPrivateAddress } from "../../../core/kernel/Addresses.ts"
 import { guardedLookup } from "../WebhookSenderHttp.ts"
 
@@ -84,11 +85,16 @@ export const postGuarded = (
   })
 }
 
-/** 2xx delivered; 429 and 5xx worth another attempt; any other answer refused for good. */
-export const failureOfStatus = (status: number, what: string): ChannelFailure | undefined =>
-  status >= 200 && status < 300
+/**
+ * 2xx delivered; 408, 429 and 5xx worth another attempt; any other answer refused for good (the channels'
+ * retry policy, core/hub/Deliveries.ts `channelStatusVerdict`). No status at all is worth another attempt.
+ */
+export const failureOfStatus = (status: number, what: string): ChannelFailure | undefined => {
+  const verdict = status === 0 ? "retry" : channelStatusVerdict(status)
+  return verdict === "delivered"
     ? undefined
     : new ChannelFailure({
-        kind: status === 429 || status >= 500 || status === 0 ? "transient" : "permanent",
+        kind: verdict === "retry" ? "transient" : "permanent",
         reason: `${what} answered ${status}`
       })
+}
