@@ -1,38 +1,28 @@
 import { assert, afterEach, beforeAll, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { startAirtableStandIn, type AirtableStandIn } from "../fakes/AirtableStandIn.ts"
 import { DecisionsWorkers, ExpirySweep } from "../../apps/server/DecisionsRuntime.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
-import { decisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { decisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 import { startReceiver, type Behaviour } from "../support/WebhookReceiver.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
-const issuer = "platform-hub"
+const { apiKey, embedKey, issuer } = testDecisionsKeys
 const recordToken = "patTestToken.0123456789abcdef"
 const baseId = "appAAAAAAAAAAAAAA"
 const tableId = "tblBBBBBBBBBBBBBB"
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
+const settings = testServiceSettings({
   decisionsCallerRequestsPerMinute: 10_000,
-  decisionsUserRequestsPerMinute: 10_000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+  decisionsUserRequestsPerMinute: 10_000
+})
 
 let standIn: AirtableStandIn
 const cleanups: Array<() => Promise<void>> = []

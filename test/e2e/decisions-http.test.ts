@@ -1,32 +1,16 @@
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
 import { pglite } from "../support/Databases.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
-const issuer = "platform-hub"
-
-const settings = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => ({
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey,
-  ...overrides
-})
+const { apiKey, embedKey, issuer } = testDecisionsKeys
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
 const backends = [
@@ -38,7 +22,7 @@ let data = backends[0]!.data
 
 const serve = (overrides: Partial<ServiceSettings> = {}) =>
   serveForTest(
-    decisionsRoutes(settings(overrides)).pipe(
+    decisionsRoutes(testServiceSettings(overrides)).pipe(
       Layer.provide(Layer.mergeAll(data, Layer.succeed(Readiness)({ check: Effect.void })))
     )
   )

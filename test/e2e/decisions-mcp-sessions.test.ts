@@ -1,29 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { Effect, Layer } from "effect"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
-import { testServiceSecretsKey } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { serveForTest } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
+const { apiKey, embedKey } = testDecisionsKeys
 
-const settings = (callerRequestsPerMinute: number): ServiceSettings => ({
-  production: false,
-  build: "test",
-  platformIssuer: "platform-hub",
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: callerRequestsPerMinute,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-})
+const settings = (callerRequestsPerMinute: number) =>
+  testServiceSettings({ decisionsCallerRequestsPerMinute: callerRequestsPerMinute })
 
 /**
  * `count` instances of the decisions service over one database (each with its own routes, MCP endpoint and

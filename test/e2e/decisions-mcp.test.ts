@@ -1,33 +1,20 @@
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
-const issuer = "platform-hub"
+const { apiKey, embedKey, issuer } = testDecisionsKeys
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const settings = testServiceSettings()
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
 const backends = [

@@ -1,32 +1,19 @@
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { PageDocument } from "../../core/kernel/PageDocument.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { sqlBackends } from "../support/Databases.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
-const issuer = "platform-hub"
+const { apiKey, embedKey, issuer } = testDecisionsKeys
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const settings = testServiceSettings()
 
 /** The memory adapters, and the SQL adapters on every SQL backend (PGlite; Postgres when configured). */
 const backends = [

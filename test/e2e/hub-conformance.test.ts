@@ -14,38 +14,27 @@ import { isPrivateAddress } from "../../core/kernel/Addresses.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { FirstParty, firstPartyServices, type FirstPartySettings } from "../../apps/server/FirstParty.ts"
-import { decisionsRoutes, tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes, tasksRoutes } from "../../apps/server/Services.ts"
 import { mint, verify } from "../../core/auth/IdentityToken.ts"
 import { Conformance, probeSubject } from "../../core/hub/Conformance.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { ServiceProbe } from "../../core/hub/ServiceProbe.ts"
 import type { ConformanceReport } from "../../core/hub/ServiceStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { request, serveForTest } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { tasksMemoryData, tasksStack, webSignInOff } from "../support/TasksStack.ts"
 
-const issuer = "platform-hub"
+const { issuer } = testDecisionsKeys
 const adminKey = "hub-admin-key-for-tests-0123456789"
 const keys = {
-  decisionsApiKey: "decisions-service-key-for-tests",
-  decisionsEmbedKey: "decisions-embed-key-for-tests-0123456789",
+  decisionsApiKey: testDecisionsKeys.apiKey,
+  decisionsEmbedKey: testDecisionsKeys.embedKey,
   tasksApiKey: "tasks-service-key-for-tests"
 }
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(keys.decisionsApiKey),
-  decisionsEmbedKey: Redacted.make(keys.decisionsEmbedKey),
-  tasksApiKey: Redacted.make(keys.tasksApiKey),
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const settings = testServiceSettings({ tasksApiKey: Redacted.make(keys.tasksApiKey) })
 
 const ready = Layer.succeed(Readiness)({ check: Effect.void })
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Context, Effect, Layer, Redacted } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { RateLimitsFromStore, RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
@@ -7,33 +7,21 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
 import { RateLimiterStoreSql } from "../../adapters/sql/ratelimits/RateLimiterStoreSql.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import type { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { sqlBackends } from "../support/Databases.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { serveForTest } from "../support/Http.ts"
 import { freshPrefix, redisLayer, testRedisUrl } from "../support/Redis.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
 import { twoWaysIn } from "../support/TwoInstances.ts"
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
+const { apiKey, embedKey } = testDecisionsKeys
 const budget = 6
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: "platform-hub",
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: budget,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const settings = testServiceSettings({ decisionsCallerRequestsPerMinute: budget })
 
 /**
  * Two instances of the decisions service over the same data: each its own routes, MCP endpoint and rate-limit

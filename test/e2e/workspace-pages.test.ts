@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { embeddedPage, type EmbedSessionConfig } from "../../adapters/http/EmbedSession.ts"
 import { HubPersonAuthLayer, hubSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
@@ -18,7 +18,7 @@ import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { HubSignInStoresMemory, HubSignInStoresSql } from "../../apps/server/HubSignInRuntime.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { verify } from "../../core/auth/IdentityToken.ts"
 import { Directory, type Installation } from "../../core/hub/Directory.ts"
 import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
@@ -28,29 +28,16 @@ import { Workspace } from "../../core/hub/Workspace.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 
-const issuer = "platform-hub"
-const decisionsApiKey = "decisions-service-key-for-workspace-tests"
-const decisionsEmbedKey = "decisions-embed-key-for-workspace-tests-0123"
+const { issuer, apiKey: decisionsApiKey, embedKey: decisionsEmbedKey } = testDecisionsKeys
 const hubSecretsKey = "hub-secrets-key-for-workspace-tests-0123456"
 const embedSecretsKey = "embed-test-service-secrets-key-0123456789"
 
-const decisionsSettings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: issuer,
-  decisionsApiKey: Redacted.make(decisionsApiKey),
-  decisionsEmbedKey: Redacted.make(decisionsEmbedKey),
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const decisionsSettings = testServiceSettings()
 
 const readiness = Layer.succeed(Readiness)({ check: Effect.void })
 

@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, it } from "vitest"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import {
   checkAnswer,
@@ -14,13 +14,13 @@ import {
   type FuzzTarget,
   type Operation
 } from "../support/ContractFuzz.ts"
-import { DecisionsMemory, testServiceSecretsKey } from "../support/DecisionsMemory.ts"
+import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { serveForTest } from "../support/Http.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { opsKey, tasksMemoryData, tasksServer, TasksServer } from "../support/TasksStack.ts"
+import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
-import { Redacted } from "effect"
 
 /**
  * The contract fuzz: for every operation of each service's OpenAPI document, hostile requests (wrong types,
@@ -139,22 +139,12 @@ describe("contract fuzz over SQL: the bundled server on its embedded database", 
   }
 })
 
-const apiKey = "decisions-service-key-for-tests"
-const embedKey = "decisions-embed-key-for-tests-0123456789"
+const { apiKey, embedKey } = testDecisionsKeys
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: "platform-hub",
-  decisionsApiKey: Redacted.make(apiKey),
-  decisionsEmbedKey: Redacted.make(embedKey),
-  tasksApiKey: undefined,
+const settings = testServiceSettings({
   decisionsCallerRequestsPerMinute: 100_000,
-  decisionsUserRequestsPerMinute: 100_000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+  decisionsUserRequestsPerMinute: 100_000
+})
 
 describe("contract fuzz over the memory adapters: the decisions service and the task inbox", () => {
   const scope = Effect.runSync(Scope.make())

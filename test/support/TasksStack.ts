@@ -9,7 +9,7 @@ import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { TasksOutboxSql, TasksUseCases } from "../../apps/server/TasksRuntime.ts"
-import { tasksRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { tasksRoutes } from "../../apps/server/Services.ts"
 import type { TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import type { TaskApiKeyStore } from "../../core/tasks/ApiKeyStore.ts"
@@ -21,7 +21,7 @@ import type { TaskInbox } from "../../core/tasks/TaskInbox.ts"
 import type { SqlBackend } from "./Databases.ts"
 import { serveForTest } from "./Http.ts"
 import { tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
-import { testServiceSecretsKey } from "./DecisionsMemory.ts"
+import { testServiceSettings } from "./ServiceSettings.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
@@ -64,19 +64,7 @@ export const opsKey: MachineKey = {
 /** The task inbox use cases over a data layer (its ports also provided, for seeding and inspection). */
 export const tasksStack = (data: TasksData) => TasksUseCases({ publicUrl, machineKeys: [opsKey] }, data)
 
-const settings: ServiceSettings = {
-  production: false,
-  build: "test",
-  platformIssuer: "platform-hub",
-  decisionsApiKey: undefined,
-  decisionsEmbedKey: undefined,
-  tasksApiKey: undefined,
-  decisionsCallerRequestsPerMinute: 1000,
-  decisionsUserRequestsPerMinute: 1000,
-  hubSecretsKey: testServiceSecretsKey,
-  decisionsSecretsKey: testServiceSecretsKey,
-  tasksSecretsKey: testServiceSecretsKey
-}
+const settings = testServiceSettings()
 
 /** Web sign-in left unconfigured: `/auth/login` answers 501 (test/e2e/openid-connect.test.ts signs in for real). */
 export const webSignInOff: TasksWebSignIn = {
