@@ -186,5 +186,12 @@ export class Directory extends Context.Service<
     readonly savePreferences: (userId: string, preferences: UserPreferences) => Effect.Effect<void>
     /** The user's preferences; `defaultPreferences` when never saved. */
     readonly preferences: (userId: string) => Effect.Effect<UserPreferences>
+    /**
+     * The user with this address and their preferences (the defaults until saved), in one read: whom a
+     * notification is for, on the event processor's path.
+     */
+    readonly recipient: (
+      email: string
+    ) => Effect.Effect<{ readonly user: User; readonly preferences: UserPreferences } | undefined>
   }
 >()("core/hub/Directory") {}

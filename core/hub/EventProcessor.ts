@@ -158,8 +158,8 @@ export class EventProcessor extends Context.Service<
         })
 
         const notify = Effect.fn("EventProcessor.notify")(function* (event: StoredEvent, nowIso: string) {
-          const user = yield* directory.findUserByEmail(normalizeEmail(event.subject.email))
-          if (user === undefined) {
+          const recipient = yield* directory.recipient(normalizeEmail(event.subject.email))
+          if (recipient === undefined) {
             // Not an error: the producer's user may not have a workspace account (yet). Logged without the email.
             yield* Effect.logInfo("notification skipped: the subject is not a hub user", {
               service: event.service,
@@ -167,7 +167,7 @@ export class EventProcessor extends Context.Service<
             })
             return
           }
-          const preferences = yield* directory.preferences(user.id)
+          const { user, preferences } = recipient
           const id = yield* ids.next
           yield* transactions.atomically(
             Effect.gen(function* () {

@@ -289,4 +289,25 @@ export const DirectoryContract = (name: string, directory: Layer.Layer<Directory
           assert.deepStrictEqual(yield* store.preferences(ada.id), { serviceVisible: {}, channels: [] })
         })
       )
+
+      it.effect("answers a notification's recipient: the user by address with their preferences, in one read", () =>
+        Effect.gen(function* () {
+          const store = yield* Directory
+          const ada = user()
+          yield* store.createUser(ada)
+          assert.deepStrictEqual(yield* store.recipient(ada.email), { user: ada, preferences: defaultPreferences })
+          const chosen = {
+            serviceVisible: { tasks: false },
+            channels: ["email"] as const,
+            emailMode: "immediate" as const
+          }
+          yield* store.savePreferences(ada.id, chosen)
+          assert.deepStrictEqual(yield* store.recipient(ada.email), { user: ada, preferences: chosen })
+          assert.deepStrictEqual(yield* store.recipient(ada.email), {
+            user: (yield* store.findUserByEmail(ada.email))!,
+            preferences: yield* store.preferences(ada.id)
+          })
+          assert.isUndefined(yield* store.recipient(`nobody-${ada.email}`))
+        })
+      )
     }))

@@ -120,7 +120,7 @@ describe("EventProcessor", () => {
       yield* store.insert(broken)
       // The directory is down: every attempt fails until the processor gives up.
       const directory = yield* Directory
-      const down = Layer.succeed(Directory)({ ...directory, findUserByEmail: () => Effect.die(new Error("down")) })
+      const down = Layer.succeed(Directory)({ ...directory, recipient: () => Effect.die(new Error("down")) })
       const processor = yield* EventProcessor.use(Effect.succeed).pipe(
         Effect.provide(EventProcessor.layer({ leaseMillis: 1000, maxAttempts: 3 }).pipe(Layer.provide(down)))
       )

@@ -102,6 +102,12 @@ export const DirectoryMemory = Layer.sync(Directory, () => {
     flags: () => Effect.sync(() => [...flags.values()]),
 
     savePreferences: (userId, value) => Effect.sync(() => void preferences.set(userId, value)),
-    preferences: (userId) => Effect.sync(() => preferences.get(userId) ?? defaultPreferences)
+    preferences: (userId) => Effect.sync(() => preferences.get(userId) ?? defaultPreferences),
+    recipient: (email) =>
+      Effect.sync(() => {
+        const id = userIdByEmail.get(email)
+        const user = id === undefined ? undefined : users.get(id)
+        return user === undefined ? undefined : { user, preferences: preferences.get(user.id) ?? defaultPreferences }
+      })
   })
 })

@@ -210,6 +210,13 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
       execute: (userId) => sql`SELECT doc FROM hub.preferences WHERE user_id = ${userId}`
     })
 
+    const recipient = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: Schema.Struct({ ...UserRow.fields, preferences: Schema.NullOr(PreferencesRow.fields.doc) }),
+      execute: (email) => sql`SELECT u.id, u.email, u.name, u.verified, u.created_at, p.doc AS preferences
+        FROM hub.users u LEFT JOIN hub.preferences p ON p.user_id = u.id WHERE u.email = ${email}`
+    })
+
     const orUndefined = <A, B>(found: Option.Option<A>, f: (a: A) => B) => Option.getOrUndefined(Option.map(found, f))
 
     return Directory.of({
@@ -349,6 +356,13 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
       preferences: (userId) =>
         preferences(userId).pipe(
           Effect.map((row) => orUndefined(row, (r) => r.doc) ?? defaultPreferences),
+          Effect.orDie
+        ),
+      recipient: (email) =>
+        recipient(email).pipe(
+          Effect.map((found) =>
+            orUndefined(found, (row) => ({ user: toUser(row), preferences: row.preferences ?? defaultPreferences }))
+          ),
           Effect.orDie
         )
     })
