@@ -146,12 +146,17 @@ export const ProducerOutboxSql = (
 
       return ProducerOutbox.of({
         enqueue: Effect.fn("ProducerOutboxSql.enqueue")(function* (event: ProducerEvent) {
-          const added = yield* sql`
+          const insert = sql`
           INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
           ON CONFLICT (id) DO NOTHING
           RETURNING id`
+          // On a Postgres server the relays of every instance hear of it at commit: the notification rides in
+          // the insert's statement, sent only when a row was added.
+          const added =
+            database.kind === "postgres"
+              ? yield* sql`WITH added AS (${insert}) SELECT id, pg_notify(${channel}, ${instance}) FROM added`
+              : yield* insert
           if (added.length === 0) return
-          if (database.kind === "postgres") yield* sql`SELECT pg_notify(${channel}, ${instance})`
           yield* transactions.afterCommit(Effect.asVoid(enqueued.open))
         }, Effect.orDie),
         awaitEnqueued: (millis) =>
