@@ -1,23 +1,28 @@
-import { ByteSize, Cause, Effect, Option, Predicate, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Option, Predicate } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { Readiness, type ErrorCode } from "../../core/kernel/index.ts"
-import { errorResponse, isOutage, validationCode, type CodeDialect } from "./ErrorResponse.ts"
+import { Readiness, schemaIssues, type ErrorCode, type FieldIssues } from "../../core/kernel/index.ts"
+import { errorResponse, isOutage, validationCode, type CodeDialect, type ValidationCode } from "./ErrorResponse.ts"
 import { limitFor, type RouteLimits } from "./BodyLimit.ts"
 import { rejectUnstorableText } from "./TextGuard.ts"
+
+interface FailureAnswer {
+  readonly message?: string
+  readonly status?: number
+  /** UNAVAILABLE because the database cannot be reached (a dialect may answer that in its own way). */
+  readonly outage?: boolean
+}
+
+/** A failure to answer: its code, and for a validation code the list of bad fields. */
+export type RenderedFailure =
+  | (FailureAnswer & { readonly code: ValidationCode; readonly details?: FieldIssues | undefined })
+  | (FailureAnswer & { readonly code: Exclude<ErrorCode, ValidationCode>; readonly details?: unknown })
 
 /** How a service renders an error body: the envelope, or the task inbox's `{error}`. */
 export type ErrorRenderer = (
   /** The request answered: its method and target, or nothing when Node refused it before it was read. */
   request: Pick<HttpServerRequest.HttpServerRequest, "url" | "method"> | undefined,
-  failure: {
-    readonly code: ErrorCode
-    readonly message?: string
-    readonly details?: unknown
-    readonly status?: number
-    /** UNAVAILABLE because the database cannot be reached (a dialect may answer that in its own way). */
-    readonly outage?: boolean
-  }
+  failure: RenderedFailure
 ) => HttpServerResponse.HttpServerResponse
 
 export const envelopeRenderer: ErrorRenderer = (_request, { code, ...options }) => errorResponse(code, options)
@@ -30,19 +35,11 @@ export interface ErrorEnvelopeOptions {
   readonly render?: ErrorRenderer | undefined
 }
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
 const slotOf = { Params: "path", Query: "query", Headers: "header", Payload: "body" } as const
 
-/** Schema failures become `details: [{in, field, message}]`, one entry per bad field. */
-export const validationDetails = (error: HttpApiError.HttpApiSchemaError) => {
-  const where = slotOf[error.kind as keyof typeof slotOf] ?? "body"
-  return formatIssues(error.cause.issue).issues.map((issue) => ({
-    in: where,
-    field: (issue.path ?? []).map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("."),
-    message: issue.message
-  }))
-}
+/** A refusal by the contract's schemas names each bad field where the request carried it. */
+export const validationDetails = (error: HttpApiError.HttpApiSchemaError): FieldIssues =>
+  schemaIssues(slotOf[error.kind as keyof typeof slotOf] ?? "body", error.cause.issue)
 
 const isInvalidJson = (error: HttpApiError.HttpApiSchemaError) =>
   error.kind === "Payload" && error.cause.issue._tag === "InvalidValue" && /valid JSON/.test(error.cause.message)
@@ -58,7 +55,7 @@ const isInvalidJson = (error: HttpApiError.HttpApiSchemaError) =>
 export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
   const render = options.render ?? envelopeRenderer
   const validation = validationCode(options.dialect)
-  const tooLarge: ErrorCode = options.dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE"
+  const tooLarge = options.dialect === "decisions" ? "payload_too_large" : "PAYLOAD_TOO_LARGE"
 
   const fromCause = (
     request: HttpServerRequest.HttpServerRequest,
@@ -123,8 +120,8 @@ const bareErrorToEnvelope = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   render: ErrorRenderer,
-  validation: ErrorCode,
-  tooLarge: ErrorCode
+  validation: ValidationCode,
+  tooLarge: "payload_too_large" | "PAYLOAD_TOO_LARGE"
 ) => {
   if (response.status < 400) return response
   const contentType = response.headers["content-type"] ?? ""

@@ -1,4 +1,4 @@
-import { Cause, Effect, Option, Predicate } from "effect"
+import { Cause, Effect, Option, Predicate, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { SqlError } from "effect/sql"
 import type {
@@ -15,6 +15,7 @@ import {
   isErrorCode,
   safeMessage,
   statusOf,
+  FieldIssues,
   type Conflict,
   type ErrorCode,
   type Forbidden,
@@ -29,67 +30,39 @@ import {
   type ValidationError
 } from "../../core/kernel/index.ts"
 
+/** The validation code in the hub's and the decisions service's spellings. */
+export type ValidationCode = "VALIDATION_ERROR" | "validation_error"
+
+const isValidationCode = (code: ErrorCode): code is ValidationCode =>
+  code === "VALIDATION_ERROR" || code === "validation_error"
+
+/** What an error answer says besides its code; a validation answer's details are its bad fields. */
+export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
+  readonly message?: string | undefined
+  readonly details?: (C extends ValidationCode ? FieldIssues : unknown) | undefined
+  readonly status?: number | undefined
+  readonly headers?: Record<string, string> | undefined
+}
+
 /**
- * The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise. A
- * validation error's `details` are always the list of bad fields (`validationDetailsOf`), whoever raised it.
+ * The failure envelope as a response; the status comes from the taxonomy unless a route says otherwise.
+ * Every validation answer carries `details`, the list of bad fields (`[{in, field, message}]`, FieldIssue in
+ * core/kernel): one that names no field says so of the whole body (`{in: "body", field: ""}`).
  */
-export const errorResponse = (
-  code: ErrorCode,
-  options: {
-    readonly message?: string | undefined
-    readonly details?: unknown
-    readonly status?: number | undefined
-    readonly headers?: Record<string, string> | undefined
-  } = {}
+export const errorResponse = <C extends ErrorCode>(
+  code: C,
+  options: ErrorOptions<C> = {}
 ): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(
     failure(
       code,
       options.message,
       isValidationCode(code)
-        ? validationDetailsOf(options.details, safeMessage(code, options.message))
+        ? (options.details ?? [{ in: "body", field: "", message: safeMessage(code, options.message) }])
         : options.details
     ),
     { status: options.status ?? statusOf(code), headers: options.headers }
   )
-
-const isValidationCode = (code: ErrorCode) => code === "VALIDATION_ERROR" || code === "validation_error"
-
-/** One bad field of a validation error: where it was (`body`, `query`, `path`, `header`), its name and what is wrong. */
-export interface FieldIssue {
-  readonly in: string
-  readonly field: string
-  readonly message: string
-}
-
-const headerFields = new Set(["idempotency-key"])
-const queryFields = new Set(["cursor", "limit"])
-
-/** Where a field named without its place is: the few header and query names the core checks, else the body. */
-const placeOf = (field: string) =>
-  headerFields.has(field.toLowerCase()) ? "header" : queryFields.has(field) ? "query" : "body"
-
-const issueOf = (entry: unknown, fallback: string): FieldIssue | undefined => {
-  if (!Predicate.isObject(entry)) return undefined
-  const e = entry as { readonly in?: unknown; readonly field?: unknown; readonly message?: unknown }
-  const field = typeof e.field === "string" ? e.field : ""
-  return {
-    in: typeof e.in === "string" && e.in.length > 0 ? e.in : placeOf(field),
-    field,
-    message: typeof e.message === "string" && e.message.length > 0 ? e.message : fallback
-  }
-}
-
-/**
- * Every validation error of every service carries `details` as a list, one entry per bad field:
- * `[{in, field, message}]`. A failure the core described as one field (`{field}`) or without details becomes
- * that list too (the field `""` is the whole of its place), so a client reads one shape.
- */
-export const validationDetailsOf = (details: unknown, message: string): ReadonlyArray<FieldIssue> => {
-  const entries = Array.isArray(details) ? details : details === undefined ? [] : [details]
-  const issues = entries.flatMap((entry) => issueOf(entry, message) ?? [])
-  return issues.length > 0 ? issues : [{ in: "body", field: "", message }]
-}
 
 /**
  * Which spelling of the shared codes a service answers with: the hub's upper-case codes, or the decisions
@@ -97,7 +70,7 @@ export const validationDetailsOf = (details: unknown, message: string): Readonly
  */
 export type CodeDialect = "hub" | "decisions"
 
-export const validationCode = (dialect: CodeDialect): ErrorCode =>
+export const validationCode = (dialect: CodeDialect): ValidationCode =>
   dialect === "decisions" ? "validation_error" : "VALIDATION_ERROR"
 
 /** Every domain error the envelope dialects answer, by service. */
@@ -210,16 +183,21 @@ const byStatus: Record<number, ErrorCode> = {
   429: "RATE_LIMITED"
 }
 
+const relayedIssues = Schema.decodeUnknownOption(FieldIssues)
+
 /**
  * A service's refusal relayed by the hub's workspace with its status: its code when the taxonomy knows it,
- * its message and details as the service gave them.
+ * its message and details as the service gave them. A relayed validation refusal keeps its details only when
+ * they are the list of bad fields every validation answer carries; other details are dropped rather than
+ * answered in a shape the hub does not promise.
  */
 const refused = (error: ServiceRefused) => {
   const code: ErrorCode = isErrorCode(error.code) ? error.code : (byStatus[error.status] ?? "VALIDATION_ERROR")
+  const details = isValidationCode(code) ? Option.getOrUndefined(relayedIssues(error.details)) : error.details
   return errorResponse(code, {
     status: error.status,
     message: error.message,
-    details: error.details,
+    details,
     ...(error.status === 429 ? { headers: { "retry-after": "60" } } : {})
   })
 }

@@ -1,19 +1,14 @@
-import { Effect, Predicate } from "effect"
+import { Array as Arr, Effect, Predicate } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { ErrorRenderer } from "./ErrorEnvelopeMiddleware.ts"
-import type { ErrorCode } from "../../core/kernel/index.ts"
+import type { FieldIssue } from "../../core/kernel/index.ts"
+import type { ValidationCode } from "./ErrorResponse.ts"
 
 /** Deeper JSON is refused: no request of any service needs it, and stores and serializers recurse on it. */
 export const maxJsonDepth = 64
 /** At most this many bad fields are named in one answer. */
 const maxReported = 10
 const fieldMax = 200
-
-interface Finding {
-  readonly in: "path" | "query" | "body"
-  readonly field: string
-  readonly message: string
-}
 
 const nulMessage = "must not contain the character U+0000"
 const surrogateMessage = "must be valid Unicode text (it holds an unpaired surrogate)"
@@ -34,8 +29,8 @@ const safeField = (segments: ReadonlyArray<string>) => {
 }
 
 /** Every unstorable key or string in a parsed JSON value (up to `maxReported`), walked without recursion. */
-const jsonFindings = (root: unknown): Array<Finding> => {
-  const findings: Array<Finding> = []
+const jsonFindings = (root: unknown): Array<FieldIssue> => {
+  const findings: Array<FieldIssue> = []
   const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [{ value: root, path: [] }]
   while (pending.length > 0 && findings.length < maxReported) {
     const { value, path } = pending.pop()!
@@ -75,8 +70,8 @@ const jsonDepth = (text: string): number => {
 /** Text that could hold an unstorable character once parsed: the raw character, or its JSON escape. */
 const mayHoldUnstorable = (text: string) => text.includes("\u0000") || /\\u(?:0000|[dD][89a-fA-F])/.test(text)
 
-const paramsFindings = (params: URLSearchParams, where: "query" | "body"): Array<Finding> => {
-  const findings: Array<Finding> = []
+const paramsFindings = (params: URLSearchParams, where: "query" | "body"): Array<FieldIssue> => {
+  const findings: Array<FieldIssue> = []
   for (const [key, value] of params) {
     const problem = textProblem(key) ?? textProblem(value)
     if (problem !== undefined) findings.push({ in: where, field: safeField([key]), message: problem })
@@ -84,7 +79,7 @@ const paramsFindings = (params: URLSearchParams, where: "query" | "body"): Array
   return findings.slice(0, maxReported)
 }
 
-const bodyFindings = (request: HttpServerRequest.HttpServerRequest, text: string): Array<Finding> => {
+const bodyFindings = (request: HttpServerRequest.HttpServerRequest, text: string): Array<FieldIssue> => {
   const contentType = request.headers["content-type"] ?? ""
   if (/application\/x-www-form-urlencoded/i.test(contentType)) {
     return paramsFindings(new URLSearchParams(text), "body")
@@ -102,7 +97,7 @@ const bodyFindings = (request: HttpServerRequest.HttpServerRequest, text: string
   }
 }
 
-const urlFindings = (url: string): Array<Finding> => {
+const urlFindings = (url: string): Array<FieldIssue> => {
   const queryAt = url.indexOf("?")
   const path = queryAt === -1 ? url : url.slice(0, queryAt)
   if (/%00/.test(path)) return [{ in: "path", field: "", message: nulMessage }]
@@ -120,7 +115,7 @@ const urlFindings = (url: string): Array<Finding> => {
 export const rejectUnstorableText = <E, R>(
   httpEffect: Effect.Effect<any, E, R>,
   render: ErrorRenderer,
-  code: ErrorCode
+  code: ValidationCode
 ): Effect.Effect<any, E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -129,7 +124,7 @@ export const rejectUnstorableText = <E, R>(
       const text = yield* Effect.orElseSucceed(request.text, () => "")
       findings = bodyFindings(request, text)
     }
-    if (findings.length > 0) {
+    if (Arr.isReadonlyArrayNonEmpty(findings)) {
       return render(request, {
         code,
         message: `Text must be valid Unicode without NUL characters, nested at most ${maxJsonDepth} levels.`,

@@ -1,4 +1,5 @@
 import { PayloadTooLarge, ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { epochMs } from "../kernel/Timestamp.ts"
 import type { DecisionCreate } from "./Decision.ts"
@@ -13,23 +14,24 @@ export const refusalToError = (refusal: Refusal): InvalidTransition | Validation
     case "UnknownOption":
       return new ValidationError({
         message: "The option is not one of this decision's options.",
-        details: [{ field: "optionId", message: "is not an option of this decision" }]
+        details: [bodyIssue("optionId", "is not an option of this decision")]
       })
     case "NoOpenInfoRequest":
       return new ValidationError({
         message: "The info request is not the decision's open question.",
-        details: [{ field: "infoRequestId", message: "must name the latest unanswered info request" }]
+        details: [bodyIssue("infoRequestId", "must name the latest unanswered info request")]
       })
     case "EmptyRoute":
       return new ValidationError({
         message: "Name a role or a member to route to.",
-        details: [{ field: "toRole", message: "either toRole or toEmail is required" }]
+        details: [bodyIssue("toRole", "either toRole or toEmail is required")]
       })
   }
 }
 
+/** A refusal of one field of the request body. */
 export const validationError = (field: string, message: string) =>
-  new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
+  new ValidationError({ message: `Invalid ${field}.`, details: [bodyIssue(field, message)] })
 
 /**
  * What is wrong with a decision to create, checked before anything is read: undefined when nothing is.

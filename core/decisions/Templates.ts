@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { NotFound, ValidationError, type Forbidden, type PayloadTooLarge } from "../kernel/Errors.ts"
+import { bodyIssue, detailsOf } from "../kernel/FieldIssue.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
@@ -25,7 +26,7 @@ export const TemplateUpdate = Schema.Struct({
 export type TemplateUpdate = typeof TemplateUpdate.Type
 
 const invalid = (field: string, message: string) =>
-  new ValidationError({ message: `Invalid ${field}.`, details: [{ field, message }] })
+  new ValidationError({ message: `Invalid ${field}.`, details: [bodyIssue(field, message)] })
 
 /** Templates: admins keep them; callers and workspace users raise them into decisions. */
 export class Templates extends Context.Service<
@@ -132,7 +133,10 @@ const make = Effect.gen(function* () {
     if (patch.slug !== undefined && patch.slug !== slug) return yield* invalid("slug", "cannot be changed")
     const { slug: _slug, ...changes } = patch
     if (Object.values(changes).every((v) => v === undefined)) {
-      return yield* invalid("body", "name at least one property to change")
+      return yield* new ValidationError({
+        message: "Name at least one property to change.",
+        details: [bodyIssue("", "names no property to change")]
+      })
     }
     if (changes.roleSlug !== undefined) yield* requireRole(user.organizationId, changes.roleSlug)
     const { bodyTemplate: _body, ...rest } = current
@@ -181,13 +185,12 @@ const make = Effect.gen(function* () {
           input.failure.missing.length > 0
             ? "The template needs params it was not given."
             : "A param of the template is not what its use needs.",
-        details: [
-          ...input.failure.missing.map(({ field, param }) => ({
-            field: `params.${param}`,
-            message: `is used by ${field} but was not given`
-          })),
-          ...input.failure.invalid.map(({ param, message }) => ({ field: `params.${param}`, message }))
-        ]
+        ...detailsOf([
+          ...input.failure.missing.map(({ field, param }) =>
+            bodyIssue(`params.${param}`, `is used by ${field} but was not given`)
+          ),
+          ...input.failure.invalid.map(({ param, message }) => bodyIssue(`params.${param}`, message))
+        ])
       })
     }
     return yield* decisions.create(caller, input.success.decision, input.success.actions)

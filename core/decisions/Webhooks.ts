@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { seal } from "../auth/SecretBox.ts"
 import { NotConfigured, NotFound, ValidationError, type Forbidden } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./Decisions.ts"
@@ -61,7 +62,7 @@ const make = (config: WebhooksConfig) =>
       if (Result.isFailure(checked)) {
         return yield* new ValidationError({
           message: "The webhook URL is not allowed.",
-          details: [{ field: "url", message: checked.failure }]
+          details: [bodyIssue("url", checked.failure)]
         })
       }
       const secret = newSigningSecret()

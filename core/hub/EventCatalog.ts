@@ -4,6 +4,7 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { Clock, Context, Effect, Layer, Predicate } from "effect"
 import { isEmail } from "../kernel/Email.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue, type FieldIssue } from "../kernel/FieldIssue.ts"
 import { isIsoDateTime } from "../kernel/Timestamp.ts"
 import { CatalogStore, type CatalogEntryInput, type EventCatalogEntry } from "./CatalogStore.ts"
 import { ServiceStore } from "./ServiceStore.ts"
@@ -41,13 +42,6 @@ export const fieldName = (segments: ReadonlyArray<string>): string => {
  */
 export const isEventType = (type: string): boolean =>
   type.length <= eventTypeMax && eventTypePattern.test(type) && type.split(".").length >= 3
-
-/** One reason `data` failed its schema, in the envelope middleware's `details` shape. */
-export interface DataIssue {
-  readonly in: "body"
-  readonly field: string
-  readonly message: string
-}
 
 /**
  * One Ajv instance per compiled schema: a schema's `$id` can never clash with another type's, and dropping
@@ -189,7 +183,8 @@ const keywordMessages: Readonly<Record<string, (params: Record<string, unknown>)
   uniqueItems: () => "must not have duplicate items"
 }
 
-const toIssue = (error: ErrorObject): DataIssue => {
+/** One reason `data` failed its schema, as a field of the body. */
+const toIssue = (error: ErrorObject): FieldIssue => {
   const path = error.instancePath
     .split("/")
     .filter((segment) => segment.length > 0)
@@ -227,7 +222,7 @@ export class EventCatalog extends Context.Service<
     readonly find: (type: string) => Effect.Effect<EventCatalogEntry | undefined>
     readonly list: (producer?: string | undefined) => Effect.Effect<ReadonlyArray<EventCatalogEntry>>
     /** The reasons `data` fails the entry's schema; empty when it passes. */
-    readonly checkData: (entry: EventCatalogEntry, data: unknown) => ReadonlyArray<DataIssue>
+    readonly checkData: (entry: EventCatalogEntry, data: unknown) => ReadonlyArray<FieldIssue>
   }
 >()("core/hub/EventCatalog") {
   static readonly layer = Layer.effect(
@@ -243,20 +238,20 @@ export class EventCatalog extends Context.Service<
           if (!isEventType(input.type)) {
             return yield* new ValidationError({
               message: "type must look like <service>.<noun>.<verb>: lowercase letters, digits and underscores.",
-              details: [{ in: "body", field: "type", message: "must match ^[a-z0-9]+(\\.[a-z0-9_]+)+$" }]
+              details: [bodyIssue("type", "must match ^[a-z0-9]+(\\.[a-z0-9_]+)+$")]
             })
           }
           if ((yield* services.find(input.producer)) === undefined) {
             return yield* new ValidationError({
               message: "producer must be a registered service.",
-              details: [{ in: "body", field: "producer", message: "is not a registered service" }]
+              details: [bodyIssue("producer", "is not a registered service")]
             })
           }
           const problem = dataSchemaProblem(input.dataSchema)
           if (problem !== undefined) {
             return yield* new ValidationError({
               message: problem,
-              details: [{ in: "body", field: "dataSchema", message: problem }]
+              details: [bodyIssue("dataSchema", problem)]
             })
           }
           const entry: CatalogEntryInput = {
@@ -300,7 +295,7 @@ export class EventCatalog extends Context.Service<
             validate = validatorFor(entry)
           } catch {
             // A schema stored before patterns ran on RE2 that RE2 cannot run: refused until an operator replaces it.
-            return [{ in: "body", field: "data", message: "cannot be checked until its type's schema is replaced" }]
+            return [bodyIssue("data", "cannot be checked until its type's schema is replaced")]
           }
           if (validate(data)) return []
           return (validate.errors ?? []).slice(0, maxIssues).map(toIssue)

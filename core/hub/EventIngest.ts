@@ -1,12 +1,12 @@
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { verify } from "../auth/Signature.ts"
 import { Forbidden, PayloadTooLarge, RateLimited, Unauthorized, ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue, schemaIssues } from "../kernel/FieldIssue.ts"
 import { Hub } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Directory } from "./Directory.ts"
 import { EventCatalog } from "./EventCatalog.ts"
 import {
-  bodyIssues,
   checkDeliveryHeaders,
   checkEventIdHeader,
   checkStorable,
@@ -130,7 +130,7 @@ export class EventIngest extends Context.Service<
           if (decoded._tag === "Failure") {
             return yield* new ValidationError({
               message: "The event failed validation.",
-              details: bodyIssues(decoded.failure.issue)
+              details: schemaIssues("body", decoded.failure.issue)
             })
           }
           const event = decoded.success
@@ -145,7 +145,7 @@ export class EventIngest extends Context.Service<
             return yield* new Forbidden({ message: "The catalog does not assign this event type to this service." })
           }
           const issues = catalog.checkData(entry, event.data)
-          if (issues.length > 0) {
+          if (Arr.isReadonlyArrayNonEmpty(issues)) {
             return yield* new ValidationError({ message: "The event's data failed validation.", details: issues })
           }
           if (isUsageType(event.type)) {
@@ -157,7 +157,7 @@ export class EventIngest extends Context.Service<
             if (refusal === "no_organization") {
               return yield* new ValidationError({
                 message: "A usage event must name an organization.",
-                details: [{ in: "body", field: "subject.companyId", message: "is required for usage events" }]
+                details: [bodyIssue("subject.companyId", "is required for usage events")]
               })
             }
             if (refusal === "not_installed") {

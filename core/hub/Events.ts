@@ -1,6 +1,7 @@
-import { Predicate, Schema, SchemaIssue } from "effect"
+import { Array as Arr, Predicate, Schema } from "effect"
 import { Email } from "../kernel/Email.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue, headerIssue, type FieldIssue } from "../kernel/FieldIssue.ts"
 import { isUlid } from "../kernel/Ids.ts"
 import { isIsoDateTime } from "../kernel/Timestamp.ts"
 import type { Installation } from "./Directory.ts"
@@ -60,11 +61,10 @@ export const checkDeliveryHeaders = (headers: EventHeaders): ValidationError | u
       ["X-Platform-Delivery", headers.delivery]
     ] as const
   ).filter(([, value]) => value === undefined || value.length === 0 || value.length > headerMax || value.includes(","))
-  if (bad.length === 0) return undefined
-  return new ValidationError({
-    message: "The event delivery headers are missing or invalid.",
-    details: bad.map(([name]) => ({ in: "header", field: name, message: `is required (1 to ${headerMax} characters)` }))
-  })
+  const issues = bad.map(([name]) => headerIssue(name, `is required (1 to ${headerMax} characters)`))
+  return Arr.isReadonlyArrayNonEmpty(issues)
+    ? new ValidationError({ message: "The event delivery headers are missing or invalid.", details: issues })
+    : undefined
 }
 
 /**
@@ -94,9 +94,8 @@ const unstorable = (text: string): boolean =>
  * recursion, since the depth is what is being checked.
  */
 export const checkStorable = (event: InboundEvent): ValidationError | undefined => {
-  const issues: Array<{ in: "body"; field: string; message: string }> = []
-  const issue = (path: ReadonlyArray<string>, message: string) =>
-    issues.push({ in: "body", field: fieldName(path), message })
+  const issues: Array<FieldIssue> = []
+  const issue = (path: ReadonlyArray<string>, message: string) => issues.push(bodyIssue(fieldName(path), message))
   if (event.subject.companyId !== undefined && unstorable(event.subject.companyId)) {
     issue(["subject", "companyId"], "must not contain U+0000 or an unpaired surrogate")
   }
@@ -118,20 +117,10 @@ export const checkStorable = (event: InboundEvent): ValidationError | undefined 
       }
     }
   }
-  return issues.length === 0
-    ? undefined
-    : new ValidationError({ message: "The event holds text or nesting that cannot be stored.", details: issues })
+  return Arr.isReadonlyArrayNonEmpty(issues)
+    ? new ValidationError({ message: "The event holds text or nesting that cannot be stored.", details: issues })
+    : undefined
 }
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** Schema failures of the body as `details: [{in, field, message}]`, like every other 400 of the hub. */
-export const bodyIssues = (issue: SchemaIssue.Issue) =>
-  formatIssues(issue).issues.map((i) => ({
-    in: "body" as const,
-    field: (i.path ?? []).map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("."),
-    message: i.message
-  }))
 
 /**
  * The signature covers the body but not the headers, so a captured request could be replayed with a new
@@ -144,7 +133,7 @@ export const checkEventIdHeader = (headerId: string, event: InboundEvent): Valid
     ? undefined
     : new ValidationError({
         message: "X-Platform-Event-Id must equal the event's id.",
-        details: [{ in: "header", field: "X-Platform-Event-Id", message: "must equal the body's id" }]
+        details: [headerIssue("X-Platform-Event-Id", "must equal the body's id")]
       })
 
 /** `<slug>.usage.recorded`: a registered app's usage, which must name an organization that installed it. */

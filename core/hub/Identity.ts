@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { Conflict, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { pathIssue } from "../kernel/FieldIssue.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import {
   Directory,
@@ -23,7 +24,6 @@ import {
   checkRole,
   checkTier,
   installOrReconsent,
-  invalid,
   orgNameMax,
   patchMembership,
   patchOrg,
@@ -265,7 +265,8 @@ export class Identity extends Context.Service<
         setFlag: (input) =>
           Effect.gen(function* () {
             if (!(FlagNames as ReadonlyArray<string>).includes(input.name)) {
-              return yield* Effect.fail(invalid("name", `name must be one of ${FlagNames.join(", ")}.`))
+              const message = `name must be one of ${FlagNames.join(", ")}.`
+              return yield* new ValidationError({ message, details: [pathIssue("name", message)] })
             }
             if (input.orgId !== undefined) yield* loadOrg(input.orgId)
             const setting: FlagSetting = {

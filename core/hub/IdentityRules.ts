@@ -1,5 +1,6 @@
 import { isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import { Hub } from "../kernel/Limits.ts"
 import { Tier } from "../kernel/Manifest.ts"
 import {
@@ -26,7 +27,9 @@ export const unitNameMax = 120
 export const slugMax = 64
 const slugPattern = /^[a-z0-9]+(-[a-z0-9]+)*$/
 
-export const invalid = (field: string, message: string) => new ValidationError({ message, details: { field } })
+/** A refusal of one field of the request body, the message naming it. */
+export const invalid = (field: string, message: string) =>
+  new ValidationError({ message, details: [bodyIssue(field, message)] })
 
 /** A trimmed, non-empty name of at most `max` characters. */
 export const checkName = (field: string, value: string, max: number): string | ValidationError => {

@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { open, seal } from "../auth/SecretBox.ts"
 import { Forbidden, NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { checkWebhookUrl } from "../kernel/WebhookUrl.ts"
 import { Directory } from "./Directory.ts"
@@ -125,8 +126,10 @@ export class OrgChatWebhooks extends Context.Service<
             yield* asAdmin(userId, orgId)
             const checked = checkWebhookUrl(body.url, { allowLoopbackHttp: config.allowLoopbackHttp })
             if (Result.isFailure(checked)) {
-              const message = `url ${checked.failure}.`
-              return yield* new ValidationError({ message, details: [{ in: "body", field: "url", message }] })
+              return yield* new ValidationError({
+                message: `url ${checked.failure}.`,
+                details: [bodyIssue("url", checked.failure)]
+              })
             }
             if (config.secretsKey === undefined) {
               return yield* new NotConfigured({

@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { seal } from "../auth/SecretBox.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue, queryIssue, type FieldIssue } from "../kernel/FieldIssue.ts"
 import { decodeCursor, encodeCursor } from "../kernel/Paging.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { checkWebhookUrl } from "../kernel/WebhookUrl.ts"
@@ -87,8 +88,8 @@ const hiddenOf = (p: UserPreferences) =>
     .filter(([, visible]) => !visible)
     .map(([service]) => service)
 
-const invalid = (field: string, message: string) =>
-  new ValidationError({ message: `${field} ${message}.`, details: [{ in: "body", field, message }] })
+const invalid = (issue: FieldIssue) =>
+  new ValidationError({ message: `${issue.field} ${issue.message}.`, details: [issue] })
 
 export interface PersonNotificationsConfig {
   /** Seals chat webhooks and push keys; without it neither can be saved (fails closed). */
@@ -145,7 +146,7 @@ export class PersonNotifications extends Context.Service<
               const key = decodeCursor(query.cursor)
               const [createdAt, id] = Result.isSuccess(key) ? key.success : []
               if (typeof createdAt !== "string" || typeof id !== "string" || !Number.isFinite(Date.parse(createdAt))) {
-                return yield* invalid("cursor", "is not a cursor this list returned")
+                return yield* invalid(queryIssue("cursor", "is not a cursor this list returned"))
               }
               after = { createdAt, id }
             }
@@ -173,7 +174,7 @@ export class PersonNotifications extends Context.Service<
             if (patch.chatWebhookUrl === null) chatWebhook = undefined
             else if (patch.chatWebhookUrl !== undefined) {
               const checked = checkWebhookUrl(patch.chatWebhookUrl, { allowLoopbackHttp: config.allowLoopbackHttp })
-              if (Result.isFailure(checked)) return yield* invalid("chatWebhookUrl", checked.failure)
+              if (Result.isFailure(checked)) return yield* invalid(bodyIssue("chatWebhookUrl", checked.failure))
               if (config.secretsKey === undefined) return yield* noKey
               chatWebhook = seal(config.secretsKey, checked.success)
             }
@@ -195,12 +196,12 @@ export class PersonNotifications extends Context.Service<
               return yield* new NotConfigured({ message: "Web push is not configured on this server." })
             }
             const checked = checkWebhookUrl(body.endpoint, { allowLoopbackHttp: config.allowLoopbackHttp })
-            if (Result.isFailure(checked)) return yield* invalid("endpoint", checked.failure)
+            if (Result.isFailure(checked)) return yield* invalid(bodyIssue("endpoint", checked.failure))
             if (Buffer.from(body.keys.p256dh, "base64url").length !== 65) {
-              return yield* invalid("keys.p256dh", "must be an uncompressed P-256 public key")
+              return yield* invalid(bodyIssue("keys.p256dh", "must be an uncompressed P-256 public key"))
             }
             if (Buffer.from(body.keys.auth, "base64url").length !== 16) {
-              return yield* invalid("keys.auth", "must be a 16-byte secret")
+              return yield* invalid(bodyIssue("keys.auth", "must be a 16-byte secret"))
             }
             if (config.secretsKey === undefined) return yield* noKey
             yield* subscriptions.save({

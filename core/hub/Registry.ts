@@ -3,6 +3,7 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { issueSecret } from "../auth/IssuedSecret.ts"
 import { open, seal } from "../auth/SecretBox.ts"
 import { Conflict, Forbidden, NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import {
   CredentialKinds,
   ServiceStore,
@@ -78,14 +79,15 @@ const serviceUrl = (text: string, allowLoopbackHttp: boolean): URL | undefined =
   return url.username === "" && url.password === "" && url.hash === "" ? url : undefined
 }
 
+/** A refusal of one field of the registration, the message naming it. */
+const invalidField = (field: string, message: string) =>
+  new ValidationError({ message, details: [bodyIssue(field, message)] })
+
 /** A base URL: a service URL without a query; trailing `/` dropped. */
 export const checkBaseUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
   const url = serviceUrl(text, allowLoopbackHttp)
   if (url === undefined || url.search !== "") {
-    return new ValidationError({
-      message: "baseUrl must be an https URL without credentials, query or fragment.",
-      details: { field: "baseUrl" }
-    })
+    return invalidField("baseUrl", "baseUrl must be an https URL without credentials, query or fragment.")
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
 }
@@ -94,38 +96,26 @@ export const checkBaseUrl = (text: string, allowLoopbackHttp: boolean): string |
 export const checkEmbedUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
   const url = serviceUrl(text, allowLoopbackHttp)
   if (url === undefined || url.searchParams.has("wt")) {
-    return new ValidationError({
-      message: "embedUrl must be an https URL without credentials or fragment.",
-      details: { field: "embedUrl" }
-    })
+    return invalidField("embedUrl", "embedUrl must be an https URL without credentials or fragment.")
   }
   return url.href
 }
 
 const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
   if (!serviceIdPattern.test(input.id)) {
-    return new ValidationError({
-      message: "id must be 3 to 32 lowercase letters and digits.",
-      details: { field: "id" }
-    })
+    return invalidField("id", "id must be 3 to 32 lowercase letters and digits.")
   }
   const displayName = input.displayName.trim()
   if (displayName.length === 0 || displayName.length > displayNameMax) {
-    return new ValidationError({
-      message: `displayName must be 1 to ${displayNameMax} characters.`,
-      details: { field: "displayName" }
-    })
+    return invalidField("displayName", `displayName must be 1 to ${displayNameMax} characters.`)
   }
   const apiKeyHeader = input.apiKeyHeader ?? "X-Workspace-Api-Key"
   if (!headerName.test(apiKeyHeader)) {
-    return new ValidationError({ message: "apiKeyHeader must be a header name.", details: { field: "apiKeyHeader" } })
+    return invalidField("apiKeyHeader", "apiKeyHeader must be a header name.")
   }
   const resourcePath = input.resourcePath ?? "/api/v1/summary"
   if (!resourcePath.startsWith("/") || resourcePath.startsWith("//") || resourcePath.length > 512) {
-    return new ValidationError({
-      message: "resourcePath must be a path starting with /.",
-      details: { field: "resourcePath" }
-    })
+    return invalidField("resourcePath", "resourcePath must be a path starting with /.")
   }
   const baseUrl = checkBaseUrl(input.baseUrl, allowLoopbackHttp)
   if (typeof baseUrl !== "string") return baseUrl

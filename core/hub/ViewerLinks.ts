@@ -5,6 +5,7 @@ import { isRootRelativePath } from "../kernel/RootRelativePath.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { bodyIssue } from "../kernel/FieldIssue.ts"
 import { Directory } from "./Directory.ts"
 import { rotateLink } from "./SignInLinks.ts"
 import { ExternalViewerStore, SignInTokenStore } from "./SignInTokenStore.ts"
@@ -58,7 +59,7 @@ export class ViewerLinks extends Context.Service<
             if (!isRootRelativePath(request.landingPath)) {
               return yield* new ValidationError({
                 message: "landingPath must be a path on this site starting with a single /.",
-                details: [{ in: "body", field: "landingPath", message: "must be a root-relative path" }]
+                details: [bodyIssue("landingPath", "must be a root-relative path")]
               })
             }
             const email = normalizeEmail(request.email)

@@ -2,6 +2,7 @@ import { Clock, Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { open, seal } from "../auth/SecretBox.ts"
 import { ValidationError } from "../kernel/Errors.ts"
+import { headerIssue } from "../kernel/FieldIssue.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { Idempotency } from "../kernel/Limits.ts"
 import { IdempotencyStore, type KeptResponse } from "./IdempotencyStore.ts"
@@ -18,9 +19,7 @@ export const validateIdempotencyKey = (key: string): Effect.Effect<string, Valid
     : Effect.fail(
         new ValidationError({
           message: "The Idempotency-Key header is not valid.",
-          details: [
-            { field: "Idempotency-Key", message: `must be 1 to ${Idempotency.keyMax} visible ASCII characters` }
-          ]
+          details: [headerIssue("Idempotency-Key", `must be 1 to ${Idempotency.keyMax} visible ASCII characters`)]
         })
       )
 

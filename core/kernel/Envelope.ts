@@ -10,6 +10,7 @@ export interface SuccessEnvelope<A> {
 export interface ErrorBody {
   readonly code: string
   readonly message: string
+  /** A validation error's bad fields (`FieldIssues`, core/kernel/FieldIssue.ts); what other codes describe. */
   readonly details?: unknown
 }
 

@@ -1,13 +1,18 @@
 import { Schema } from "effect"
+import { FieldIssues } from "./FieldIssue.ts"
 
 /**
  * The platform's domain errors: one class per taxonomy entry of the platform contract that the core itself can raise.
  * They carry no HTTP knowledge; adapters/http maps each to its code and status (core/kernel/ErrorCode.ts).
  * `message` is always user-safe text written by us, never an upstream's words.
  */
+/**
+ * The request is refused as it stands. `details` names each bad field with where it was
+ * (core/kernel/FieldIssue.ts); a refusal about no one field leaves them out.
+ */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   message: Schema.String,
-  details: Schema.optionalKey(Schema.Unknown)
+  details: Schema.optionalKey(FieldIssues)
 }) {}
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}) {}

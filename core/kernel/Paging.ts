@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import { Decisions } from "./Limits.ts"
 import { ValidationError } from "./Errors.ts"
+import { queryIssue } from "./FieldIssue.ts"
 
 /**
  * Cursor paging. A cursor is an opaque base64url token holding the sort key of the last item served;
@@ -16,7 +17,7 @@ const decodeKey = Schema.decodeUnknownResult(Schema.fromJsonString(KeyArray))
 export const decodeCursor = (cursor: string): Result.Result<CursorKey, ValidationError> => {
   const invalid = new ValidationError({
     message: "The cursor is not valid.",
-    details: [{ field: "cursor", message: "is not a cursor this list returned" }]
+    details: [queryIssue("cursor", "is not a cursor this list returned")]
   })
   if (cursor.length === 0 || cursor.length > 512 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return Result.fail(invalid)
   return Result.mapError(decodeKey(Buffer.from(cursor, "base64url").toString("utf8")), () => invalid)

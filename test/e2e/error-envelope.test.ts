@@ -4,7 +4,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/h
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { UniformGroup } from "../../adapters/http/uniform/UniformApi.ts"
 import { uniformHandlers } from "../../adapters/http/uniform/UniformHandlers.ts"
-import { isUserSafe, NotFound, Readiness, Unavailable, ValidationError } from "../../core/kernel/index.ts"
+import { bodyIssue, isUserSafe, NotFound, Readiness, Unavailable, ValidationError } from "../../core/kernel/index.ts"
 import { decisionsErrorResponse, hubErrorResponse } from "../../adapters/http/ErrorResponse.ts"
 import { MaxBodyBytes } from "../../adapters/http/BodyLimit.ts"
 import { reportAllIssues } from "../../adapters/http/ParseOptions.ts"
@@ -203,7 +203,9 @@ describe("the error envelope on every route", () => {
 
   it.effect("maps a ValidationError to validation_error in the decisions dialect", () =>
     Effect.gen(function* () {
-      const response = yield* decisionsErrorResponse(new ValidationError({ message: "Bad.", details: [] }))
+      const response = yield* decisionsErrorResponse(
+        new ValidationError({ message: "Bad.", details: [bodyIssue("name", "is required")] })
+      )
       assert.strictEqual(response.status, 400)
     })
   )

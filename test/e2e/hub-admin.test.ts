@@ -231,7 +231,9 @@ describe("hub operator API", () => {
         (yield* api.call("PUT", "/api/v1/admin/flags/access-claims", { enabled: true, orgId: "org_missing" })).status,
         404
       )
-      assert.strictEqual((yield* api.call("PUT", "/api/v1/admin/flags/made-up", { enabled: true })).status, 400)
+      const madeUp = yield* api.call("PUT", "/api/v1/admin/flags/made-up", { enabled: true })
+      assert.strictEqual(madeUp.status, 400)
+      assert.deepStrictEqual(madeUp.json.error.details.map(placeOf), [["path", "name"]])
     })
   )
 

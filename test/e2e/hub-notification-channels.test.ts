@@ -335,7 +335,11 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
       ["Report <ready>"]
     )
     assert.isNull(second.json.data.nextCursor)
-    assert.strictEqual((await ada("GET", "/api/v1/me/notifications?cursor=bogus")).status, 400)
+    const bogus = await ada("GET", "/api/v1/me/notifications?cursor=bogus")
+    assert.strictEqual(bogus.status, 400)
+    assert.deepStrictEqual(bogus.json.error.details, [
+      { in: "query", field: "cursor", message: "is not a cursor this list returned" }
+    ])
     assert.strictEqual((await ada("GET", "/api/v1/me/notifications?limit=500")).status, 400)
     const oldest = second.json.data.items[0].id as string
     // Bob cannot see or mark Ada's notifications: the same 404 as a missing one.

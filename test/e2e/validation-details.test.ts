@@ -58,7 +58,8 @@ describe("one details shape per dialect", () => {
             })
 
         // The hub: an empty name fails the contract's schema, a blank one the use case; a bad service id is
-        // the registry's rule; a bad Idempotency-Key the idempotency rules.
+        // the registry's rule; a bad Idempotency-Key the idempotency rules. A path parameter refused by the
+        // contract (not an email) and by the use case (no such flag), a query parameter by the contract.
         const hub = send(server.ports.hub, { authorization: `Bearer ${secrets["HUB_ADMIN_KEY"]!}` })
         const hubAnswers = [
           yield* hub("POST", "/api/v1/admin/orgs", { name: "" }),
@@ -69,18 +70,26 @@ describe("one details shape per dialect", () => {
             displayName: "X",
             baseUrl: "https://invoices.example.com"
           }),
-          yield* hub("POST", "/api/v1/admin/orgs", { name: "Acme" }, { "idempotency-key": "not visible ascii é" })
+          yield* hub("POST", "/api/v1/admin/orgs", { name: "Acme" }, { "idempotency-key": "not visible ascii é" }),
+          yield* hub("GET", "/api/v1/admin/users/not-an-email/notifications"),
+          yield* hub("PUT", "/api/v1/admin/flags/made-up", { enabled: true }),
+          yield* hub("GET", "/api/v1/admin/users/ada@acme.test/notifications?limit=0")
         ]
         for (const answer of hubAnswers) {
           assert.deepStrictEqual(new Set(envelopeShape(answer, "VALIDATION_ERROR")), new Set(oneField))
         }
         assert.deepStrictEqual(
           hubAnswers.map((answer) => answer.json.error.details.map((d: { in: string; field: string }) => d.in)),
-          [["body"], ["body"], ["body", "body", "body"], ["body"], ["header"]]
+          [["body"], ["body"], ["body", "body", "body"], ["body"], ["header"], ["path"], ["path"], ["query"]]
+        )
+        assert.deepStrictEqual(
+          hubAnswers.slice(5).map((answer) => answer.json.error.details[0].field),
+          ["email", "name", "limit"]
         )
 
         // Decisions: a webhook URL refused by the use case against a missing one; an info request that is not
-        // open (the use case) against a missing one (the schema); a bad limit; a bad Idempotency-Key on create.
+        // open (the use case) against a missing one (the schema); a bad limit; a bad Idempotency-Key on create;
+        // a decision id longer than any (a path parameter).
         const token = yield* Effect.promise(() =>
           mintToken({
             key: secrets["DECISIONS_EMBED_KEY"]!,
@@ -126,6 +135,7 @@ describe("one details shape per dialect", () => {
           yield* caller("POST", infoResponse, { infoRequestId: "ask_none", answer: "Yes" }),
           yield* caller("POST", infoResponse, { answer: "Yes" }),
           yield* caller("POST", "/api/v1/decisions", { title: "T" }, { "idempotency-key": "not visible ascii é" }),
+          yield* caller("GET", `/api/v1/decisions/${"x".repeat(65)}`),
           yield* workspace("POST", "/api/v1/workspace/roles", { slug: "" })
         ]
         for (const answer of decisionsAnswers) {
@@ -133,7 +143,7 @@ describe("one details shape per dialect", () => {
         }
         assert.deepStrictEqual(
           decisionsAnswers
-            .slice(0, 6)
+            .slice(0, 7)
             .map((answer) => [answer.json.error.details[0].in, answer.json.error.details[0].field]),
           [
             ["body", "url"],
@@ -141,7 +151,8 @@ describe("one details shape per dialect", () => {
             ["query", "limit"],
             ["body", "infoRequestId"],
             ["body", "infoRequestId"],
-            ["header", "Idempotency-Key"]
+            ["header", "Idempotency-Key"],
+            ["path", "id"]
           ]
         )
 

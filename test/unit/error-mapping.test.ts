@@ -35,7 +35,10 @@ import {
   Unauthorized,
   Unavailable,
   UpstreamError,
-  ValidationError
+  ValidationError,
+  bodyIssue,
+  pathIssue,
+  queryIssue
 } from "../../core/kernel/index.ts"
 import { InvalidFields, ProposalNotOpen } from "../../core/tasks/Errors.ts"
 
@@ -146,6 +149,38 @@ describe("domain errors reach HTTP through one exhaustive mapping per dialect", 
       }
       const invalid = yield* tasksErrorResponse(new InvalidFields({ fields: { title: "Required" } }))
       assert.deepStrictEqual(bodyOf(invalid), { error: "Validation failed", fields: { title: "Required" } })
+    })
+  )
+
+  it.effect("answers a validation error's details as the core built them, one entry for the whole body if none", () =>
+    Effect.gen(function* () {
+      const issues = [
+        queryIssue("cursor", "is not a cursor this list returned"),
+        pathIssue("id", "is too long")
+      ] as const
+      const named = yield* hubErrorResponse(new ValidationError({ message: "Bad request.", details: issues }))
+      assert.deepStrictEqual(bodyOf(named).error.details, issues)
+      const unnamed = yield* decisionsErrorResponse(new ValidationError({ message: "Bad request." }))
+      assert.deepStrictEqual(bodyOf(unnamed).error.details, [{ in: "body", field: "", message: "Bad request." }])
+    })
+  )
+
+  it.effect("relays an app's validation details only in the shape every validation answer carries", () =>
+    Effect.gen(function* () {
+      const kept = [bodyIssue("amount", "must be positive")]
+      const relayed = yield* hubErrorResponse(
+        new ServiceRefused({ status: 400, code: "VALIDATION_ERROR", message: "Bad amount.", details: kept })
+      )
+      assert.deepStrictEqual(bodyOf(relayed).error.details, kept)
+      const foreign = yield* hubErrorResponse(
+        new ServiceRefused({ status: 422, code: "nope", message: "Bad amount.", details: { field: "amount" } })
+      )
+      assert.strictEqual(foreign.status, 422)
+      assert.deepStrictEqual(bodyOf(foreign).error.details, [{ in: "body", field: "", message: "Bad amount." }])
+      const otherCode = yield* hubErrorResponse(
+        new ServiceRefused({ status: 409, code: "CONFLICT", message: "Taken.", details: { holder: "x" } })
+      )
+      assert.deepStrictEqual(bodyOf(otherCode).error.details, { holder: "x" })
     })
   )
 

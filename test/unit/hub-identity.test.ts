@@ -67,7 +67,9 @@ describe("membership patches", () => {
   it("refuses a department role without a department, set or left behind", () => {
     const refused = patchMembership(member, { departmentRole: controller })
     assert.instanceOf(refused, ValidationError)
-    assert.deepStrictEqual((refused as ValidationError).details, { field: "departmentRole" })
+    assert.deepStrictEqual((refused as ValidationError).details, [
+      { in: "body", field: "departmentRole", message: "departmentRole needs a department." }
+    ])
     const withBoth = patchMembership(member, { department: finance, departmentRole: controller }) as Membership
     assert.instanceOf(patchMembership(withBoth, { department: null }), ValidationError)
     assert.deepInclude(patchMembership(withBoth, { department: null, departmentRole: null }), {

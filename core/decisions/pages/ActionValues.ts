@@ -1,6 +1,7 @@
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema } from "effect"
 import { Email } from "../../kernel/Email.ts"
 import { ValidationError } from "../../kernel/Errors.ts"
+import { schemaIssues } from "../../kernel/FieldIssue.ts"
 import { Decisions as L } from "../../kernel/Limits.ts"
 import { OptionId, Slug } from "../Decision.ts"
 
@@ -39,8 +40,6 @@ export const RecordStoreValues = Schema.Struct({
   )
 })
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
 /** Decodes an action's values: unknown fields are ignored, a bad one is a ValidationError naming it. */
 export const decodeValues = <S extends Schema.Decoder<unknown>>(
   schema: S,
@@ -52,11 +51,7 @@ export const decodeValues = <S extends Schema.Decoder<unknown>>(
   return Result.fail(
     new ValidationError({
       message: "Some values are not valid.",
-      details: formatIssues(decoded.failure.issue).issues.map((issue) => ({
-        in: "body",
-        field: (issue.path ?? []).map((s) => String(typeof s === "object" ? s.key : s)).join("."),
-        message: issue.message
-      }))
+      details: schemaIssues("body", decoded.failure.issue)
     })
   )
 }

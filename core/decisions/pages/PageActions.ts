@@ -1,5 +1,6 @@
 import { Effect, Result } from "effect"
 import { NotFound, ValidationError } from "../../kernel/Errors.ts"
+import { bodyIssue } from "../../kernel/FieldIssue.ts"
 import type { ActionResult } from "../../kernel/PageDocument.ts"
 import { RoleCreate } from "../Role.ts"
 import { TemplateParams } from "../Template.ts"
@@ -59,7 +60,7 @@ export const runAction = (services: ActionServices, user: WorkspaceUser, id: str
         if (optionId === undefined) {
           return yield* new ValidationError({
             message: "Choose an option.",
-            details: [{ in: "body", field: "optionId", message: "is required" }]
+            details: [bodyIssue("optionId", "is required")]
           })
         }
         yield* decisions.choose(user, action.decisionId, { optionId, rationale: given.rationale })
