@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Cache, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { hashSecret, issueSecret, secretHasPrefix, verifySecret } from "../auth/IssuedSecret.ts"
 import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
@@ -15,6 +15,14 @@ export const apiKeyPrefix = "tsk_"
 /** Web session cookies are `tss_` and 43 characters of randomness; a session lasts 14 days. */
 const sessionPrefix = "tss_"
 export const sessionLifetimeMillis = 14 * 24 * 60 * 60 * 1000
+
+/**
+ * How long one server instance trusts a caller's collaborator record (who a key or a session acts for) before
+ * reading it from the record store again: authenticating a request need not read the upstream every time.
+ * What may be stale is only the person's name and address (a change upstream shows within this time); the
+ * credential itself is checked on every request, so a revoked key or an ended session is refused at once.
+ */
+export const callerRecordTtl = Duration.seconds(30)
 
 export interface TaskAccessConfig {
   /** Operators' machine keys; each acts for the collaborator with its email (created on first use). */
@@ -73,26 +81,45 @@ const make = (config: TaskAccessConfig) =>
     const ids = yield* IdGenerator
     const records = yield* makeCollaborators
     const machineKeyHashes = config.machineKeys.map((k) => ({ ...k, hash: hashSecret(k.key) }))
+    // Only a found record is kept: a miss or an upstream failure is asked again on the next request.
+    const kept = (exit: Exit.Exit<TaskUser | undefined, unknown>) =>
+      Exit.isSuccess(exit) && exit.value !== undefined ? callerRecordTtl : Duration.zero
+    const byId = yield* Cache.makeWith(
+      (userId: string) =>
+        Effect.map(store.get("collaborators", userId), (record) =>
+          record === undefined ? undefined : toPerson(record)
+        ),
+      { capacity: 10_000, timeToLive: kept }
+    )
+    // Keyed by address and name: the name is the one a first sign-in creates the collaborator with.
+    const byEmail = yield* Cache.makeWith(
+      (who: string) => {
+        const [email, name] = JSON.parse(who) as [string, string]
+        return records.ensureCollaborator(email, name)
+      },
+      { capacity: 10_000, timeToLive: kept }
+    )
+    const ensureCaller = (email: string, name: string) => Cache.get(byEmail, JSON.stringify([email, name]))
 
     return TaskAccess.of({
       authenticateKey: Effect.fn("Tasks.authenticateKey")(function* (presented: string) {
         if (presented.length === 0) return undefined
         const machine = machineKeyHashes.find((k) => verifySecret(presented, k.hash))
-        if (machine !== undefined) return yield* records.ensureCollaborator(machine.email, machine.name)
+        if (machine !== undefined) return yield* ensureCaller(machine.email, machine.name)
         if (!secretHasPrefix(presented, apiKeyPrefix)) return undefined
         const key = yield* keys.findActive(hashSecret(presented))
         if (key === undefined) return undefined
-        const user = yield* store.get("collaborators", key.userId)
+        const user = yield* Cache.get(byId, key.userId)
         if (user === undefined) return undefined
         yield* keys.touch(key.id, yield* isoNow)
-        return toPerson(user)
+        return user
       }),
 
       authenticateSession: Effect.fn("Tasks.authenticateSession")(function* (cookie: string) {
         if (cookie.length === 0) return undefined
         const session = yield* sessions.find(hashSecret(cookie), yield* isoNow)
         if (session === undefined) return undefined
-        return yield* records.ensureCollaborator(session.email, session.name)
+        return yield* ensureCaller(session.email, session.name)
       }),
 
       startSession: Effect.fn("Tasks.startSession")(function* (email: string, name: string) {
