@@ -1,11 +1,10 @@
 import { Schema } from "effect"
 import { FieldIssues } from "./FieldIssue.ts"
 
-/**
- * The platform's domain errors: one class per taxonomy entry of the platform contract that the core itself can raise.
- * They carry no HTTP knowledge; adapters/http maps each to its code and status (core/kernel/ErrorCode.ts).
- * `message` is always user-safe text written by us, never an upstream's words.
- */
+// The platform's domain errors: one class per entry of the platform's error taxonomy that the core itself can
+// raise. They carry no HTTP knowledge; adapters/http maps each to its code and status (core/kernel/ErrorCode.ts).
+// `message` is always user-safe text written by us, never an upstream's words.
+
 /**
  * The request is refused as it stands. `details` names each bad field with where it was
  * (core/kernel/FieldIssue.ts); a refusal about no one field leaves them out.
