@@ -1,22 +1,13 @@
-import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import type { InvalidFields } from "./Errors.ts"
 import { partyTo } from "./Lists.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields, type StoredRecord, type Table } from "./RecordStore.ts"
 import { links, numberOrNull, readTask, text, textOrNull, type Person, type Task, type TaskRecord } from "./Task.ts"
-import { Checks, checkDate } from "./TaskInput.ts"
+import { MeetingsWindow, ProjectPatchBody } from "./DirectoryInput.ts"
+import { takeInput } from "./InputDecoding.ts"
 import { invalid, makeTaskRecords, toPerson, type TaskUser } from "./TaskRecords.ts"
-import { parsePriority } from "./Values.ts"
-
-export interface ProjectPatchBody {
-  readonly status?: string | undefined
-  readonly priority?: string | undefined
-  readonly startDate?: string | null | undefined
-  readonly endDate?: string | null | undefined
-  readonly clientId?: string | null | undefined
-  readonly accountManager?: string | null | undefined
-}
 
 export interface MeetingsQuery {
   readonly all: boolean
@@ -117,6 +108,9 @@ export class TaskDirectory extends Context.Service<
       Effect.suspend(() => make(settings.publicUrl))
     )
 }
+
+const patchInput = takeInput(ProjectPatchBody)
+const windowInput = takeInput(MeetingsWindow)
 
 const attendedOrCreated = (userId: string) => Q.or(Q.has("attendees", userId), Q.has("createdBy", userId))
 
@@ -223,35 +217,21 @@ const make = (publicUrl: string) =>
       }),
 
       updateProject: Effect.fn("Tasks.updateProject")(function* (_user: TaskUser, id: string, body: ProjectPatchBody) {
+        const patch = yield* patchInput(body)
         const record = yield* store.get("projects", id)
         if (record === undefined) return yield* new NotFound({ message: "Project not found" })
-        const c = new Checks()
         const changes: Record<string, Fields[string]> = {}
-        if (body.status !== undefined) {
-          const status = body.status.trim()
-          if (status.length === 0 || status.length > 50) c.fail("status", "Required, at most 50 characters")
-          else changes["status"] = status
+        if (patch.status !== undefined) changes["status"] = patch.status
+        if (patch.priority !== undefined) changes["priority"] = patch.priority
+        if (patch.startDate !== undefined) changes["startDate"] = patch.startDate
+        if (patch.endDate !== undefined) changes["endDate"] = patch.endDate
+        if (patch.clientId !== undefined) {
+          if (patch.clientId !== null) yield* requireRecord("clients", "clientId", patch.clientId)
+          changes["client"] = patch.clientId === null ? [] : [patch.clientId]
         }
-        if (body.priority !== undefined) {
-          const priority = c.value("priority", parsePriority(body.priority))
-          if (priority !== undefined) changes["priority"] = priority
-        }
-        for (const field of ["startDate", "endDate"] as const) {
-          const value = body[field]
-          if (value === null) changes[field] = null
-          else if (value !== undefined) {
-            const date = c.value(field, checkDate(value))
-            if (date !== undefined) changes[field] = date
-          }
-        }
-        if (Object.keys(c.errors).length > 0) return yield* invalid(c.errors)
-        if (body.clientId !== undefined) {
-          if (body.clientId !== null) yield* requireRecord("clients", "clientId", body.clientId)
-          changes["client"] = body.clientId === null ? [] : [body.clientId]
-        }
-        if (body.accountManager !== undefined) {
+        if (patch.accountManager !== undefined) {
           changes["accountManager"] =
-            body.accountManager === null ? [] : [(yield* resolvePerson("accountManager", body.accountManager)).id]
+            patch.accountManager === null ? [] : [(yield* resolvePerson("accountManager", patch.accountManager)).id]
         }
         const updated = yield* store.update("projects", id, changes)
         if (updated === undefined) return yield* new NotFound({ message: "Project not found" })
@@ -283,10 +263,10 @@ const make = (publicUrl: string) =>
       }),
 
       recentMeetings: Effect.fn("Tasks.recentMeetings")(function* (user: TaskUser, query: MeetingsQuery) {
-        const c = new Checks()
-        const start = query.start === undefined ? undefined : c.value("start", checkIsoDate(query.start))
-        const end = query.end === undefined ? undefined : c.value("end", checkIsoDate(query.end))
-        if (Object.keys(c.errors).length > 0) return yield* invalid(c.errors)
+        const { start, end } = yield* windowInput({
+          ...(query.start === undefined ? {} : { start: query.start }),
+          ...(query.end === undefined ? {} : { end: query.end })
+        })
         const nowMs = yield* Clock.currentTimeMillis
         const from = start ?? new Date(nowMs - 30 * 86_400_000).toISOString()
         const conditions: Array<Q.Query> = [Q.atLeast("startTime", from)]
@@ -311,15 +291,6 @@ const make = (publicUrl: string) =>
       })
     })
   })
-
-/** A date (`YYYY-MM-DD`) or a date-time, as the meeting filters take them; answers its ISO text. */
-const checkIsoDate = (value: string): Result.Result<string, string> => {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return checkDate(value)
-  const ms = Date.parse(value)
-  return /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(ms)
-    ? Result.succeed(new Date(ms).toISOString())
-    : Result.fail("Must be an ISO date (YYYY-MM-DD) or date-time")
-}
 
 /** `end` includes its whole day when it is a date. */
 const endExclusive = (end: string): string =>

@@ -1,7 +1,9 @@
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Forbidden, NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import { ProposalNotOpen, type InvalidFields } from "./Errors.ts"
-import { parseChange, taskChanges, type AiStatus, type ProposalChange } from "./Proposal.ts"
+import { taskChanges, type AiStatus } from "./Proposal.ts"
+import { ProposalBody, ProposalChange as ProposalChangeSchema, storedForm, type StoredChange } from "./ProposalInput.ts"
+import { takeInput } from "./InputDecoding.ts"
 import * as Q from "./Query.ts"
 import {
   RecordStore,
@@ -12,18 +14,7 @@ import {
   type StoredRecord
 } from "./RecordStore.ts"
 import { isParty, links, newTaskFields, readTask, text, withBookkeeping, type Task } from "./Task.ts"
-import { Checks } from "./TaskInput.ts"
-import { invalid, isoNow, makeTaskRecords, taskNotFound, type TaskUser } from "./TaskRecords.ts"
-
-export interface ProposalBody {
-  readonly taskId?: string | undefined
-  readonly projectId?: string | undefined
-  readonly outcomeId?: string | undefined
-  readonly meetingId?: string | undefined
-  readonly type: string
-  readonly name?: string | undefined
-  readonly proposedChangesObj: unknown
-}
+import { isoNow, makeTaskRecords, taskNotFound, type TaskUser } from "./TaskRecords.ts"
 
 /** A proposal as answers show it. */
 export interface ProposalView {
@@ -118,11 +109,12 @@ const resolving = (id: string, fields: Fields): GuardedUpdate => ({
 const notOpen = (conflict: RecordConflict) =>
   Effect.fail(new ProposalNotOpen({ aiStatus: text(conflict.fields as Fields, "aiStatus") }))
 
+const bodyInput = takeInput(ProposalBody)
+const changeInput = takeInput(ProposalChangeSchema)
+
+/** A stored change is decoded again when it is accepted: what the store holds is not trusted to be one. */
 const storedChange = (proposal: ProposalRecord) =>
-  Result.match(parseChange(proposal.proposedChangesObj), {
-    onFailure: (fields) => Effect.fail(invalid(fields)),
-    onSuccess: Effect.succeed
-  })
+  Effect.map(changeInput(proposal.proposedChangesObj, ["proposedChangesObj"]), storedForm)
 
 const make = (publicUrl: string) =>
   Effect.gen(function* () {
@@ -189,19 +181,9 @@ const make = (publicUrl: string) =>
         return items.filter((item) => item !== undefined)
       }),
 
-      create: Effect.fn("Tasks.createProposal")(function* (user: TaskUser, body: ProposalBody) {
-        const c = new Checks()
-        if (body.taskId === undefined && body.projectId === undefined && body.outcomeId === undefined) {
-          c.fail("taskId", "At least one of taskId, projectId, outcomeId is required")
-        }
-        if (body.type.trim().length === 0) c.fail("type", "Required")
-        const parsed = parseChange(body.proposedChangesObj)
-        if (Result.isFailure(parsed)) Object.assign(c.errors, parsed.failure)
-        else if (parsed.success.action !== "create_task" && body.taskId === undefined) {
-          c.fail("taskId", `Required for ${parsed.success.action}`)
-        }
-        if (Object.keys(c.errors).length > 0 || Result.isFailure(parsed)) return yield* invalid(c.errors)
-        const change = parsed.success
+      create: Effect.fn("Tasks.createProposal")(function* (user: TaskUser, raw: ProposalBody) {
+        const body = yield* bodyInput(raw)
+        const change = storedForm(body.proposedChangesObj)
         const task = body.taskId === undefined ? undefined : yield* partyTask(user, body.taskId)
         if (body.projectId !== undefined) yield* requireRecord("projects", "projectId", body.projectId)
         if (body.outcomeId !== undefined) yield* requireRecord("outcomes", "outcomeId", body.outcomeId)
@@ -216,7 +198,7 @@ const make = (publicUrl: string) =>
         const record = yield* store.create("proposals", {
           name:
             body.name?.trim() || `${change.action.replace(/_/g, " ")}${task === undefined ? "" : `: ${task.title}`}`,
-          type: body.type.trim(),
+          type: body.type,
           aiStatus: "To Consider",
           proposedChangesObj: change as unknown as Fields[string],
           task: link(body.taskId),
@@ -231,7 +213,7 @@ const make = (publicUrl: string) =>
 
       accept: Effect.fn("Tasks.acceptProposal")(function* (user: TaskUser, id: string) {
         const proposal = yield* ownOpenProposal(user, id)
-        const change: ProposalChange = yield* storedChange(proposal)
+        const change: StoredChange = yield* storedChange(proposal)
         const now = yield* isoNow
         let then: FollowingWrite
         if (change.action === "create_task") {

@@ -4,13 +4,10 @@ import type { InvalidFields } from "./Errors.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields, type StoredRecord } from "./RecordStore.ts"
 import { text } from "./Task.ts"
-import { Checks } from "./TaskInput.ts"
-import { invalid, type TaskUser } from "./TaskRecords.ts"
-import { mustBeOneOf } from "./Values.ts"
+import { takeInput } from "./InputDecoding.ts"
+import { SettingsPatchBody } from "./SettingsInput.ts"
+import type { TaskUser } from "./TaskRecords.ts"
 
-/** Settings; the allowed channel and frequency values are ours (not shown there). */
-export const NotificationChannels = ["email", "slack", "none"] as const
-export const NotificationFrequencies = ["immediate", "daily", "weekly"] as const
 export interface Settings {
   readonly showSentNav: boolean
   readonly notifications: { readonly channel: string; readonly frequency: string }
@@ -20,17 +17,13 @@ export const defaultSettings: Settings = {
   notifications: { channel: "email", frequency: "immediate" }
 }
 
-export interface SettingsPatch {
-  readonly showSentNav?: boolean | undefined
-  readonly notifications?: { readonly channel?: string | undefined; readonly frequency?: string | undefined }
-}
-
 /** A user's settings of the task inbox, kept in the record store; a user without any has the defaults. */
 export class TaskSettings extends Context.Service<
   TaskSettings,
   {
     readonly get: (user: TaskUser) => Effect.Effect<Settings, UpstreamError>
-    readonly update: (user: TaskUser, body: SettingsPatch) => Effect.Effect<Settings, InvalidFields | UpstreamError>
+    /** Changes what the body gives (nested or dotted keys, core/tasks/SettingsInput.ts). */
+    readonly update: (user: TaskUser, body: SettingsPatchBody) => Effect.Effect<Settings, InvalidFields | UpstreamError>
   }
 >()("core/tasks/TaskSettings") {
   static readonly layer: Layer.Layer<TaskSettings, never, RecordStore> = Layer.effect(
@@ -54,6 +47,8 @@ const showSettings = (record: StoredRecord | undefined): Settings => {
   }
 }
 
+const patchInput = takeInput(SettingsPatchBody)
+
 const make = Effect.gen(function* () {
   const store = yield* RecordStore
 
@@ -63,23 +58,14 @@ const make = Effect.gen(function* () {
   return TaskSettings.of({
     get: (user: TaskUser) => Effect.map(settingsRecord(user.id), showSettings),
 
-    update: Effect.fn("Tasks.updateSettings")(function* (user: TaskUser, body: SettingsPatch) {
-      const c = new Checks()
+    update: Effect.fn("Tasks.updateSettings")(function* (user: TaskUser, body: SettingsPatchBody) {
+      const patch = yield* patchInput(body)
       const changes: Record<string, Fields[string]> = {}
-      if (body.showSentNav !== undefined) changes["showSentNav"] = body.showSentNav
-      const channel = body.notifications?.channel
-      if (channel !== undefined) {
-        const found = NotificationChannels.find((v) => v === channel.trim().toLowerCase())
-        if (found === undefined) c.fail("notifications.channel", mustBeOneOf(NotificationChannels))
-        else changes["notificationChannel"] = found
-      }
-      const frequency = body.notifications?.frequency
-      if (frequency !== undefined) {
-        const found = NotificationFrequencies.find((v) => v === frequency.trim().toLowerCase())
-        if (found === undefined) c.fail("notifications.frequency", mustBeOneOf(NotificationFrequencies))
-        else changes["notificationFrequency"] = found
-      }
-      if (Object.keys(c.errors).length > 0) return yield* invalid(c.errors)
+      if (patch.showSentNav !== undefined) changes["showSentNav"] = patch.showSentNav
+      const channel = patch.notifications?.channel ?? patch["notifications.channel"]
+      if (channel !== undefined) changes["notificationChannel"] = channel
+      const frequency = patch.notifications?.frequency ?? patch["notifications.frequency"]
+      if (frequency !== undefined) changes["notificationFrequency"] = frequency
       const existing = yield* settingsRecord(user.id)
       const saved =
         existing === undefined

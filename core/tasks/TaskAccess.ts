@@ -7,7 +7,9 @@ import type { InvalidFields } from "./Errors.ts"
 import type { MachineKey } from "./MachineKeys.ts"
 import { RecordStore } from "./RecordStore.ts"
 import { SessionStore } from "./SessionStore.ts"
-import { invalid, isoNow, makeCollaborators, toPerson, type TaskUser } from "./TaskRecords.ts"
+import { takeInput } from "./InputDecoding.ts"
+import { ApiKeyCreateBody } from "./SettingsInput.ts"
+import { isoNow, makeCollaborators, toPerson, type TaskUser } from "./TaskRecords.ts"
 
 /** User API keys are `tsk_` and 43 characters of randomness. */
 export const apiKeyPrefix = "tsk_"
@@ -73,6 +75,8 @@ export class TaskAccess extends Context.Service<
     )
 }
 
+const keyInput = takeInput(ApiKeyCreateBody)
+
 const make = (config: TaskAccessConfig) =>
   Effect.gen(function* () {
     const store = yield* RecordStore
@@ -135,10 +139,7 @@ const make = (config: TaskAccessConfig) =>
       }),
 
       createApiKey: Effect.fn("Tasks.createApiKey")(function* (user: TaskUser, name: string) {
-        const trimmed = name.trim()
-        if (trimmed.length === 0 || trimmed.length > 100) {
-          return yield* invalid({ name: "Required, at most 100 characters" })
-        }
+        const trimmed = (yield* keyInput({ name })).name
         const secret = issueSecret(apiKeyPrefix)
         const apiKey: TaskApiKey = {
           id: yield* ids.next,

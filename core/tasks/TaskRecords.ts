@@ -5,7 +5,7 @@ import { InvalidFields } from "./Errors.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields, type StoredRecord, type Table } from "./RecordStore.ts"
 import { isParty, readTask, showTask, text, withBookkeeping, type Person, type Task, type TaskRecord } from "./Task.ts"
-import type { FieldErrors } from "./TaskInput.ts"
+import type { FieldErrors } from "./InputDecoding.ts"
 
 /** The authenticated user: a collaborator of the record store. */
 export type TaskUser = Person

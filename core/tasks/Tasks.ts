@@ -8,26 +8,17 @@ import { defaultHistoryDays, TaskLists } from "./Lists.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields } from "./RecordStore.ts"
 import { newTaskFields, readTask, text, type Task, type TaskRecord } from "./Task.ts"
-import { Checks, parseCreateTask, parsePatchTask, type CreateTaskBody, type PatchTaskBody } from "./TaskInput.ts"
+import { takeInput } from "./InputDecoding.ts"
+import { CreateTaskBody, createDefaults, PatchTaskBody } from "./TaskInput.ts"
 import { invalid, isoNow, makeTaskRecords, taskLinks, type TaskUser } from "./TaskRecords.ts"
 import { defaultBulkRejectReason, Triage } from "./Triage.ts"
-import { mustBeOneOf, parseStatus } from "./Values.ts"
+import { AcceptTaskBody, BulkTriageBody, type DelegateTaskBody } from "./TriageInput.ts"
 
 export type { TaskUser } from "./TaskRecords.ts"
 
 export interface TasksSettings {
   /** Where the service is reached: task pages (`linkToTaskInterface`) and short links are under it. */
   readonly publicUrl: string
-}
-
-/** The actions of bulk triage. */
-export const BulkActions = ["accept", "reject", "done"] as const
-
-export interface BulkBody {
-  readonly taskIds: ReadonlyArray<string>
-  readonly action: string
-  readonly projectIds?: ReadonlyArray<string> | undefined
-  readonly reason?: string | undefined
 }
 
 /** Which tasks a bulk action changed; the others were not the user's, or gone. */
@@ -56,6 +47,9 @@ type Change = NotFound | InvalidFields | UpstreamError
  * The task inbox's tasks: the lists, one task and its triage, delegation, short links and bulk triage, over
  * the record-store port. Every task read or change is scoped to the authenticated user: a task they are not
  * party to is NotFound, as a missing one is.
+ *
+ * Bodies are taken as they arrive (`CreateTaskBody`, ...): a value the body's schema decoded (as the HTTP
+ * contract's) is used as it is, anything else is decoded with that schema first (core/tasks/InputDecoding.ts).
  */
 export class Tasks extends Context.Service<
   Tasks,
@@ -71,25 +65,17 @@ export class Tasks extends Context.Service<
     readonly get: (user: TaskUser, id: string) => Effect.Effect<Task, Lookup>
     readonly create: (user: TaskUser, body: CreateTaskBody) => Effect.Effect<Task, InvalidFields | Failure>
     readonly update: (user: TaskUser, id: string, body: PatchTaskBody) => Effect.Effect<Task, Change>
-    readonly accept: (
-      user: TaskUser,
-      id: string,
-      body: { readonly projectId: string; readonly status?: string | undefined }
-    ) => Effect.Effect<Task, Change>
+    readonly accept: (user: TaskUser, id: string, body: AcceptTaskBody) => Effect.Effect<Task, Change>
     readonly reject: (user: TaskUser, id: string, reason: string) => Effect.Effect<Task, Lookup>
     readonly needsInfo: (user: TaskUser, id: string, note: string) => Effect.Effect<Task, Lookup>
     readonly archive: (user: TaskUser, id: string) => Effect.Effect<Task, Lookup>
     /** Hands the task to another collaborator, who is notified through the hub's feed. */
-    readonly delegate: (
-      user: TaskUser,
-      id: string,
-      body: { readonly assignedTo: string; readonly reason?: string | undefined }
-    ) => Effect.Effect<Task, Change>
+    readonly delegate: (user: TaskUser, id: string, body: DelegateTaskBody) => Effect.Effect<Task, Change>
     /** The task's short link, made on first request. */
     readonly shortlink: (user: TaskUser, id: string) => Effect.Effect<TaskShortLink, Lookup>
     /** GET /s/{code}: where the short link leads. The code is the capability; no credential needed. */
     readonly resolveShortCode: (code: string) => Effect.Effect<string, Lookup>
-    readonly bulk: (user: TaskUser, body: BulkBody) => Effect.Effect<BulkResult, InvalidFields | Failure>
+    readonly bulk: (user: TaskUser, body: BulkTriageBody) => Effect.Effect<BulkResult, InvalidFields | Failure>
   }
 >()("core/tasks/Tasks") {
   static readonly layer = (
@@ -100,6 +86,11 @@ export class Tasks extends Context.Service<
       Effect.suspend(() => make(settings))
     )
 }
+
+const createInput = takeInput(CreateTaskBody)
+const patchInput = takeInput(PatchTaskBody)
+const acceptInput = takeInput(AcceptTaskBody)
+const bulkInput = takeInput(BulkTriageBody)
 
 const make = (settings: TasksSettings) =>
   Effect.gen(function* () {
@@ -154,9 +145,7 @@ const make = (settings: TasksSettings) =>
       get: (user: TaskUser, id: string) => Effect.flatMap(partyTask(user, id), showOne),
 
       create: Effect.fnUntraced(function* (user: TaskUser, body: CreateTaskBody) {
-        const input = parseCreateTask(body)
-        if (Result.isFailure(input)) return yield* invalid(input.failure)
-        const v = input.success
+        const v = { ...createDefaults, ...(yield* createInput(body)) }
         const assignee = v.assignedTo === undefined ? user : yield* resolvePerson("assignedTo", v.assignedTo)
         const requester = v.requestedBy === undefined ? user : yield* resolvePerson("requestedBy", v.requestedBy)
         const project = v.project === undefined ? undefined : yield* requireRecord("projects", "project", v.project)
@@ -181,10 +170,9 @@ const make = (settings: TasksSettings) =>
       }),
 
       update: Effect.fn("Tasks.update")(function* (user: TaskUser, id: string, body: PatchTaskBody) {
+        const patch = yield* patchInput(body)
         const task = yield* partyTask(user, id)
-        const parsed = parsePatchTask(body)
-        if (Result.isFailure(parsed)) return yield* invalid(parsed.failure)
-        const { assignedTo, project, ...rest } = parsed.success
+        const { assignedTo, project, ...rest } = patch
         const changes: Record<string, Fields[string]> = { ...rest }
         if (assignedTo !== undefined) changes["assignedTo"] = [(yield* resolvePerson("assignedTo", assignedTo)).id]
         if (project !== undefined) {
@@ -194,17 +182,11 @@ const make = (settings: TasksSettings) =>
         return yield* showOne(yield* changeTask(task, changes))
       }),
 
-      accept: Effect.fn("Tasks.accept")(function* (
-        user: TaskUser,
-        id: string,
-        body: { readonly projectId: string; readonly status?: string | undefined }
-      ) {
+      accept: Effect.fn("Tasks.accept")(function* (user: TaskUser, id: string, body: AcceptTaskBody) {
+        const { projectId, status } = yield* acceptInput(body)
         const task = yield* partyTask(user, id)
-        const c = new Checks()
-        const status = body.status === undefined ? undefined : c.value("status", parseStatus(body.status))
-        if (Object.keys(c.errors).length > 0) return yield* invalid(c.errors)
-        yield* requireRecord("projects", "projectId", body.projectId)
-        return yield* showOne(yield* changeTask(task, Triage.accept(body.projectId, status)))
+        yield* requireRecord("projects", "projectId", projectId)
+        return yield* showOne(yield* changeTask(task, Triage.accept(projectId, status)))
       }),
 
       reject: (user: TaskUser, id: string, reason: string) =>
@@ -213,11 +195,7 @@ const make = (settings: TasksSettings) =>
         move(user, id, (task, now) => Triage.needsInfo(task, user, note, now)),
       archive: (user: TaskUser, id: string) => move(user, id, Triage.archive),
 
-      delegate: Effect.fn("Tasks.delegate")(function* (
-        user: TaskUser,
-        id: string,
-        body: { readonly assignedTo: string; readonly reason?: string | undefined }
-      ) {
+      delegate: Effect.fn("Tasks.delegate")(function* (user: TaskUser, id: string, body: DelegateTaskBody) {
         const task = yield* partyTask(user, id)
         const to = yield* resolvePerson("assignedTo", body.assignedTo)
         const now = yield* isoNow
@@ -272,15 +250,12 @@ const make = (settings: TasksSettings) =>
         return taskLink(found[0]!.id)
       }),
 
-      bulk: Effect.fn("Tasks.bulk")(function* (user: TaskUser, body: BulkBody) {
-        const action = BulkActions.find((a) => a === body.action.trim().toLowerCase())
-        if (action === undefined) return yield* invalid({ action: mustBeOneOf(BulkActions) })
+      bulk: Effect.fn("Tasks.bulk")(function* (user: TaskUser, raw: BulkTriageBody) {
+        const body = yield* bulkInput(raw)
+        const action = body.action
+        // The schema requires a project for accept.
         const projectId = body.projectIds?.[0]
-        if (action === "accept") {
-          if (projectId === undefined)
-            return yield* invalid({ projectIds: "Required for accept: at least one project id" })
-          yield* requireRecord("projects", "projectIds", projectId)
-        }
+        if (action === "accept") yield* requireRecord("projects", "projectIds", projectId!)
         const successful: Array<string> = []
         const ids = [...new Set(body.taskIds)]
         for (const id of ids) {

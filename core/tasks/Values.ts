@@ -20,7 +20,7 @@ export const Origins = ["Human", "AI Agent", "Automation"] as const
 export type Origin = (typeof Origins)[number]
 
 /** Priority aliases, input only, case-insensitive. */
-const priorityAliases: Readonly<Record<string, Priority>> = {
+export const priorityAliases: Readonly<Record<string, Priority>> = {
   p0: "P0: Urgent & Critical",
   urgent: "P0: Urgent & Critical",
   critical: "P0: Urgent & Critical",
@@ -39,13 +39,21 @@ const priorityAliases: Readonly<Record<string, Priority>> = {
 /** `Must be one of: ...`, the message the task inbox contract gives for an unknown value. */
 export const mustBeOneOf = (values: ReadonlyArray<string>): string => `Must be one of: ${values.join(", ")}`
 
+/** The canonical value `input` names (any case, spaces around, or an alias), or undefined. */
+export const canonicalValue =
+  <A extends string>(values: ReadonlyArray<A>, aliases: Readonly<Record<string, A>> = {}) =>
+  (input: string): A | undefined => {
+    const key = input.trim().toLowerCase()
+    // Own keys only: `aliases["constructor"]` must not find Object.prototype's.
+    return (
+      values.find((value) => value.toLowerCase() === key) ?? (Object.hasOwn(aliases, key) ? aliases[key] : undefined)
+    )
+  }
+
 const canonicalFrom =
   <A extends string>(values: ReadonlyArray<A>, aliases: Readonly<Record<string, A>> = {}) =>
   (input: string): Result.Result<A, string> => {
-    const key = input.trim().toLowerCase()
-    // Own keys only: `aliases["constructor"]` must not find Object.prototype's.
-    const found =
-      values.find((value) => value.toLowerCase() === key) ?? (Object.hasOwn(aliases, key) ? aliases[key] : undefined)
+    const found = canonicalValue(values, aliases)(input)
     return found === undefined ? Result.fail(mustBeOneOf(values)) : Result.succeed(found)
   }
 

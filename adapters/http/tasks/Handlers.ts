@@ -146,18 +146,7 @@ export const SettingsHandlers = HttpApiBuilder.group(TasksApi, "settings", (hand
     return handlers.handleAll({
       get: () => asUser((user) => Effect.map(settings.get(user), (saved) => ({ settings: saved }))),
       update: ({ payload }) =>
-        asUser((user) =>
-          Effect.map(
-            settings.update(user, {
-              showSentNav: payload.showSentNav,
-              notifications: {
-                channel: payload.notifications?.channel ?? payload["notifications.channel"],
-                frequency: payload.notifications?.frequency ?? payload["notifications.frequency"]
-              }
-            }),
-            (saved) => ({ settings: saved })
-          )
-        ),
+        asUser((user) => Effect.map(settings.update(user, payload), (saved) => ({ settings: saved }))),
       listKeys: () => asUser((user) => Effect.map(access.listApiKeys(user), (apiKeys) => ({ apiKeys }))),
       createKey: ({ payload }) => asUser((user) => access.createApiKey(user, payload.name)),
       revokeKey: ({ params }) =>

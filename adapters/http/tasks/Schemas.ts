@@ -2,11 +2,22 @@ import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { Origins, Priorities, Statuses, TriageStatuses } from "../../../core/tasks/Values.ts"
 
-// Enumerated inputs are plain strings on the contract: the core checks them, so an unknown value is answered
-// with the task inbox contract's `Must be one of: ...` and aliases are accepted.
+// The bodies are the core's input schemas (core/tasks/*Input.ts): the contract decodes them, with the task
+// inbox's own messages, and the use cases take what it decoded. A decode failure is answered by the router's
+// error middleware in the task inbox's dialect (TasksErrors.ts): 400 `{error: "Validation failed", fields}`.
+export { CreateTaskBody, PatchTaskBody } from "../../../core/tasks/TaskInput.ts"
+export {
+  AcceptTaskBody as AcceptBody,
+  BulkTriageBody as BulkBody,
+  DelegateTaskBody as DelegateBody,
+  NeedsInfoBody,
+  RejectTaskBody as RejectBody
+} from "../../../core/tasks/TriageInput.ts"
+export { ProposalBody, ProposalRejectBody } from "../../../core/tasks/ProposalInput.ts"
+export { ProjectPatchBody } from "../../../core/tasks/DirectoryInput.ts"
+export { ApiKeyCreateBody, SettingsPatchBody } from "../../../core/tasks/SettingsInput.ts"
 
 const optional = Schema.optionalKey
-const clearable = (schema: Schema.Top) => Schema.optionalKey(Schema.NullOr(schema as typeof Schema.String))
 
 export const Person = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String }).annotate({
   identifier: "Collaborator"
@@ -43,42 +54,6 @@ export const TaskCreated = Schema.Struct({ ok: Schema.Literal(true), task: TaskS
   .annotate({ identifier: "TaskCreated" })
   .pipe(HttpApiSchema.status(201))
 
-export const CreateTaskBody = Schema.Struct({
-  title: Schema.String,
-  description: optional(Schema.String),
-  origin: optional(Schema.String),
-  originDetail: optional(Schema.String),
-  assignedTo: optional(Schema.String),
-  requestedBy: optional(Schema.String),
-  priority: optional(Schema.String),
-  project: optional(Schema.String)
-}).annotate({ identifier: "CreateTaskBody" })
-
-export const PatchTaskBody = Schema.Struct({
-  title: clearable(Schema.String),
-  description: clearable(Schema.String),
-  priority: clearable(Schema.String),
-  status: clearable(Schema.String),
-  triageStatus: clearable(Schema.String),
-  triageNotes: clearable(Schema.String),
-  dueDate: clearable(Schema.String),
-  startDate: clearable(Schema.String),
-  hoursEstimated: optional(Schema.NullOr(Schema.Number)),
-  assignedTo: clearable(Schema.String),
-  project: clearable(Schema.String),
-  originDetail: clearable(Schema.String)
-}).annotate({ identifier: "PatchTaskBody" })
-
-export const AcceptBody = Schema.Struct({ projectId: Schema.String, status: optional(Schema.String) })
-export const RejectBody = Schema.Struct({ reason: Schema.String })
-export const NeedsInfoBody = Schema.Struct({ note: Schema.String })
-export const DelegateBody = Schema.Struct({ assignedTo: Schema.String, reason: optional(Schema.String) })
-export const BulkBody = Schema.Struct({
-  taskIds: Schema.Array(Schema.String).check(Schema.isMaxLength(100)),
-  action: Schema.String,
-  projectIds: optional(Schema.Array(Schema.String)),
-  reason: optional(Schema.String)
-}).annotate({ identifier: "BulkBody" })
 export const BulkResult = Schema.Struct({
   ok: Schema.Literal(true),
   successful: Schema.Array(Schema.String),
@@ -112,17 +87,6 @@ export const ProposalList = Schema.Struct({ proposals: Schema.Array(ProposalSche
 export const OneProposal = Schema.Struct({ proposal: ProposalSchema })
 export const ProposalCreated = OneProposal.pipe(HttpApiSchema.status(201))
 export const ProposalAccepted = Schema.Struct({ proposal: ProposalSchema, task: TaskSchema })
-export const ProposalBody = Schema.Struct({
-  taskId: optional(Schema.String),
-  projectId: optional(Schema.String),
-  outcomeId: optional(Schema.String),
-  meetingId: optional(Schema.String),
-  type: Schema.String,
-  name: optional(Schema.String),
-  proposedChangesObj: Schema.Unknown
-}).annotate({ identifier: "ProposalBody" })
-export const ProposalRejectBody = Schema.Struct({ reason: Schema.String })
-
 export const ProjectItem = Schema.Struct({ id: Schema.String, name: Schema.String })
 export const ProjectSchema = Schema.Struct({
   id: Schema.String,
@@ -171,15 +135,6 @@ export const ProjectDetail = Schema.Struct({
   completedTasks: Schema.Array(TaskSchema),
   meetings: Schema.Array(MeetingSchema)
 }).annotate({ identifier: "ProjectDetail" })
-export const ProjectPatchBody = Schema.Struct({
-  status: optional(Schema.String),
-  priority: optional(Schema.String),
-  startDate: clearable(Schema.String),
-  endDate: clearable(Schema.String),
-  clientId: clearable(Schema.String),
-  accountManager: clearable(Schema.String)
-})
-
 export const Client = Schema.Struct({ id: Schema.String, name: Schema.String }).annotate({ identifier: "Client" })
 export const ClientList = Schema.Struct({ clients: Schema.Array(Client) })
 export const Outcome = Schema.Struct({
@@ -196,14 +151,6 @@ export const SettingsSchema = Schema.Struct({
   notifications: Schema.Struct({ channel: Schema.String, frequency: Schema.String })
 }).annotate({ identifier: "Settings" })
 export const SettingsAnswer = Schema.Struct({ settings: SettingsSchema })
-/** Nested (`notifications: {channel}`) or with dotted keys (`"notifications.channel"`), as the task inbox contract writes them. */
-export const SettingsPatchBody = Schema.Struct({
-  showSentNav: optional(Schema.Boolean),
-  notifications: optional(Schema.Struct({ channel: optional(Schema.String), frequency: optional(Schema.String) })),
-  "notifications.channel": optional(Schema.String),
-  "notifications.frequency": optional(Schema.String)
-})
-
 export const ApiKeySchema = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -211,7 +158,6 @@ export const ApiKeySchema = Schema.Struct({
   createdAt: Schema.String,
   lastUsedAt: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "TaskApiKey" })
-export const ApiKeyCreateBody = Schema.Struct({ name: Schema.String })
 export const ApiKeyCreated = Schema.Struct({ apiKey: ApiKeySchema, key: Schema.String }).pipe(HttpApiSchema.status(201))
 export const ApiKeyList = Schema.Struct({ apiKeys: Schema.Array(ApiKeySchema) })
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
