@@ -21,6 +21,7 @@ export const ProjectStatus = Schema.String.annotate({
 
 /** PATCH /api/projects/{id}: only the fields to change; `null` clears the dates, the client, the manager. */
 export const ProjectPatchBody = inputSchema(
+  "ProjectPatchBody",
   Schema.Struct({
     status: Schema.optionalKey(ProjectStatus),
     priority: Schema.optionalKey(PriorityValue),
@@ -28,7 +29,7 @@ export const ProjectPatchBody = inputSchema(
     endDate: Schema.optionalKey(Schema.NullOr(DateText)),
     clientId: Schema.optionalKey(Schema.NullOr(Schema.String)),
     accountManager: Schema.optionalKey(Schema.NullOr(Schema.String))
-  }).annotate({ identifier: "ProjectPatchBody" })
+  })
 )
 export type ProjectPatchBody = Loose<typeof ProjectPatchBody.Encoded>
 

@@ -1,4 +1,4 @@
-import { Effect, Predicate, Schema, SchemaGetter, SchemaIssue } from "effect"
+import { Effect, Predicate, Schema, SchemaIssue } from "effect"
 import { InvalidFields } from "./Errors.ts"
 
 /** Field name to message, as the task inbox's validation answer carries them (`fields`). */
@@ -36,16 +36,20 @@ const decoded = new WeakSet<object>()
  * An input schema of the task inbox: its decoded values are remembered, so a use case given one (the HTTP
  * contract decodes its body with this same schema) does not check it again.
  */
-export const inputSchema = <S extends Schema.Top>(schema: S) =>
-  schema.pipe(
-    Schema.decode<S>({
-      decode: SchemaGetter.transform((value) => {
+export const inputSchema = <S extends Schema.Top>(identifier: string, schema: S) =>
+  // A check, not a transformation: a check sees the very value decoding answers (a transformation's output
+  // would be rebuilt by the schema after it). It never fails. The identifier names the body in the OpenAPI
+  // document and in the answer to a body that is not an object (`Expected CreateTaskBody`); given before the
+  // check too, as the contract's JSON decoding of a body with transformed fields reads it there.
+  schema
+    .annotate({ identifier })
+    .check(
+      Schema.makeFilter((value: S["Type"]) => {
         if (Predicate.isObject(value)) decoded.add(value)
-        return value
-      }),
-      encode: SchemaGetter.passthrough()
-    })
-  )
+        return true
+      })
+    )
+    .annotate({ identifier })
 
 /**
  * How a use case takes its input: a value its input schema decoded as it is; anything else (an embedder's

@@ -74,6 +74,7 @@ export type ProposalChange = typeof ProposalChange.Type
 
 /** POST /api/proposals. */
 export const ProposalBody = inputSchema(
+  "ProposalBody",
   Schema.Struct({
     taskId: Schema.optionalKey(Schema.String),
     projectId: Schema.optionalKey(Schema.String),
@@ -85,7 +86,7 @@ export const ProposalBody = inputSchema(
     name: Schema.optionalKey(Schema.String),
     proposedChangesObj: requiredKey(ProposalChange)
   })
-    .annotate({ identifier: "ProposalBody" })
+
     .check(
       Schema.makeFilter((body) =>
         body.taskId === undefined && body.projectId === undefined && body.outcomeId === undefined

@@ -17,6 +17,7 @@ const Frequency = Enumerated(NotificationFrequencies)
  * are given.
  */
 export const SettingsPatchBody = inputSchema(
+  "SettingsPatchBody",
   Schema.Struct({
     showSentNav: Schema.optionalKey(Schema.Boolean),
     notifications: Schema.optionalKey(
@@ -24,7 +25,7 @@ export const SettingsPatchBody = inputSchema(
     ),
     "notifications.channel": Schema.optionalKey(Channel),
     "notifications.frequency": Schema.optionalKey(Frequency)
-  }).annotate({ identifier: "SettingsPatchBody" })
+  })
 )
 export type SettingsPatchBody = Loose<typeof SettingsPatchBody.Encoded>
 export type SettingsPatch = typeof SettingsPatchBody.Type

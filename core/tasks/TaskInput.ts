@@ -22,6 +22,7 @@ import {
 
 /** POST /api/tasks. People and the project are resolved by the use case; absent values take `createDefaults`. */
 export const CreateTaskBody = inputSchema(
+  "CreateTaskBody",
   Schema.Struct({
     title: requiredKey(Title),
     description: Schema.optionalKey(Description),
@@ -31,7 +32,7 @@ export const CreateTaskBody = inputSchema(
     requestedBy: Schema.optionalKey(Schema.String),
     priority: Schema.optionalKey(PriorityValue),
     project: Schema.optionalKey(Schema.String)
-  }).annotate({ identifier: "CreateTaskBody" })
+  })
 )
 /** The create body as it arrives. */
 export type CreateTaskBody = Loose<typeof CreateTaskBody.Encoded>
@@ -51,6 +52,7 @@ export const createDefaults = {
 
 /** PATCH /api/tasks/{id}: only the fields to change; `null` clears a clearable field, and is refused on others. */
 export const PatchTaskBody = inputSchema(
+  "PatchTaskBody",
   Schema.Struct({
     title: Schema.optionalKey(NotClearable(Title)),
     description: Schema.optionalKey(ClearedTo(Description, "")),
@@ -64,7 +66,7 @@ export const PatchTaskBody = inputSchema(
     assignedTo: Schema.optionalKey(NotClearable(Schema.String)),
     project: Schema.optionalKey(Schema.NullOr(Schema.String)),
     originDetail: Schema.optionalKey(ClearedTo(Schema.String, ""))
-  }).annotate({ identifier: "PatchTaskBody" })
+  })
 )
 export type PatchTaskBody = Loose<typeof PatchTaskBody.Encoded>
 /** The patch decoded: canonical values, cleared texts empty; `null` clears the dates, the estimate and the project. */

@@ -6,9 +6,8 @@ import { Enumerated, requiredKey, StatusValue } from "./TaskFields.ts"
 
 /** POST /api/tasks/{id}/accept: the project to file it under (checked to exist by the use case). */
 export const AcceptTaskBody = inputSchema(
-  Schema.Struct({ projectId: requiredKey(Schema.String), status: Schema.optionalKey(StatusValue) }).annotate({
-    identifier: "AcceptTaskBody"
-  })
+  "AcceptTaskBody",
+  Schema.Struct({ projectId: requiredKey(Schema.String), status: Schema.optionalKey(StatusValue) })
 )
 export type AcceptTaskBody = Loose<typeof AcceptTaskBody.Encoded>
 
@@ -32,13 +31,14 @@ export const bulkMaxTasks = 100
 
 /** POST /api/tasks/bulk: `accept` needs a project, the first of `projectIds`. */
 export const BulkTriageBody = inputSchema(
+  "BulkBody",
   Schema.Struct({
     taskIds: requiredKey(Schema.Array(Schema.String).check(Schema.isMaxLength(bulkMaxTasks))),
     action: requiredKey(Enumerated(BulkActions)),
     projectIds: Schema.optionalKey(Schema.Array(Schema.String)),
     reason: Schema.optionalKey(Schema.String)
   })
-    .annotate({ identifier: "BulkBody" })
+
     .check(
       Schema.makeFilter((body) =>
         body.action !== "accept" || (body.projectIds ?? []).length > 0
