@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { FieldIssues } from "../../core/kernel/FieldIssue.ts"
 
 /**
  * The CLI's calls of the hub's operator API and how their answers are shown, kept apart from the command
@@ -86,18 +87,25 @@ const segment = (value: string) => encodeURIComponent(value)
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
-/** The envelope's field errors, one line each (`  name: must not be empty`); empty when it has none. */
-const fieldErrors = (details: unknown): string => {
-  const entries = Array.isArray(details) ? details : isRecord(details) ? [details] : []
-  return entries
-    .filter(isRecord)
-    .map((entry) => {
-      const field = typeof entry["field"] === "string" ? entry["field"] : undefined
-      const message = typeof entry["message"] === "string" ? entry["message"] : undefined
-      return field === undefined && message === undefined ? "" : `  ${[field, message].filter(Boolean).join(": ")}\n`
-    })
-    .join("")
-}
+const fieldIssues = Schema.decodeUnknownOption(FieldIssues)
+
+/**
+ * A validation answer's bad fields, one line each (`  name: must not be empty`, a field outside the body
+ * with its place: `  header Idempotency-Key: is required`); empty when the answer names none but the whole
+ * request with the answer's own message.
+ */
+const fieldErrors = (details: unknown, message: string): string =>
+  Option.match(fieldIssues(details), {
+    onNone: () => "",
+    onSome: (issues) =>
+      issues
+        .filter((issue) => issue.field !== "" || issue.message !== message)
+        .map((issue) => {
+          const field = issue.in === "body" ? issue.field : `${issue.in} ${issue.field}`.trim()
+          return `  ${[field, issue.message].filter((part) => part.length > 0).join(": ")}\n`
+        })
+        .join("")
+  })
 
 /** The answer as the CLI shows it: `data` (or its token) on stdout, or the envelope's message on stderr. */
 export const outcomeOf = (hub: string, answer: HubAnswer, print: ApiCall["print"]): Outcome => {
@@ -112,7 +120,7 @@ export const outcomeOf = (hub: string, answer: HubAnswer, print: ApiCall["print"
   }
   const error = isRecord(body) && isRecord(body["error"]) ? body["error"] : undefined
   const message = typeof error?.["message"] === "string" ? error["message"] : `The hub answered ${answer.status}.`
-  return { stderr: `${message}\n${fieldErrors(error?.["details"])}`, exitCode: 1 }
+  return { stderr: `${message}\n${fieldErrors(error?.["details"], message)}`, exitCode: 1 }
 }
 
 /**

@@ -34,6 +34,11 @@ export const ErrorEnvelopeSchema = Schema.Struct({
   error: Schema.Struct({
     code: Schema.String,
     message: Schema.String,
-    details: Schema.optionalKey(Schema.Unknown)
+    details: Schema.optionalKey(Schema.Unknown).annotateKey({
+      description:
+        "A validation error's bad fields, one entry each: [{in, field, message}], `in` one of body, query, " +
+        'path, header and `field` "" for the whole of that place. Other codes say what they describe ' +
+        "(validRoles, validTemplates, limitBytes, status)."
+    })
   })
 }).annotate({ identifier: "ErrorEnvelope" })

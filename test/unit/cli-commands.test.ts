@@ -150,12 +150,37 @@ describe("CLI argument handling", () => {
           _tag: "Answered",
           status: 400,
           body: {
-            error: { code: "VALIDATION_ERROR", message: "Invalid.", details: [{ field: "name", message: "is empty" }] }
+            error: {
+              code: "VALIDATION_ERROR",
+              message: "Invalid.",
+              details: [
+                { in: "body", field: "name", message: "is empty" },
+                { in: "header", field: "Idempotency-Key", message: "is required" }
+              ]
+            }
           }
         },
         "data"
       ),
-      { stderr: "Invalid.\n  name: is empty\n", exitCode: 1 }
+      { stderr: "Invalid.\n  name: is empty\n  header Idempotency-Key: is required\n", exitCode: 1 }
+    )
+    assert.deepStrictEqual(
+      outcomeOf(
+        hub,
+        {
+          _tag: "Answered",
+          status: 400,
+          body: {
+            error: {
+              code: "VALIDATION_ERROR",
+              message: "The request body could not be read.",
+              details: [{ in: "body", field: "", message: "The request body could not be read." }]
+            }
+          }
+        },
+        "data"
+      ),
+      { stderr: "The request body could not be read.\n", exitCode: 1 }
     )
     assert.deepStrictEqual(outcomeOf(hub, { _tag: "Unreachable" }, "data"), {
       stderr: "Could not reach the hub at https://hub.test.\n",
