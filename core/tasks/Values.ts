@@ -1,5 +1,3 @@
-import { Result } from "effect"
-
 /** Answers always carry the canonical values. */
 export const Statuses = ["Ready to Start", "In Progress", "Done", "Cancelled", "Someday/Maybe"] as const
 export type Status = (typeof Statuses)[number]
@@ -36,7 +34,10 @@ export const priorityAliases: Readonly<Record<string, Priority>> = {
   lowest: "P4: Lowest Priority"
 }
 
-/** `Must be one of: ...`, the message the task inbox contract gives for an unknown value. */
+/**
+ * `Must be one of: ...`, the message the task inbox contract gives for an unknown value. The schemas of the
+ * enumerated fields (core/tasks/TaskFields.ts) decode any case variant or alias to the canonical value.
+ */
 export const mustBeOneOf = (values: ReadonlyArray<string>): string => `Must be one of: ${values.join(", ")}`
 
 /** The canonical value `input` names (any case, spaces around, or an alias), or undefined. */
@@ -49,18 +50,5 @@ export const canonicalValue =
       values.find((value) => value.toLowerCase() === key) ?? (Object.hasOwn(aliases, key) ? aliases[key] : undefined)
     )
   }
-
-const canonicalFrom =
-  <A extends string>(values: ReadonlyArray<A>, aliases: Readonly<Record<string, A>> = {}) =>
-  (input: string): Result.Result<A, string> => {
-    const found = canonicalValue(values, aliases)(input)
-    return found === undefined ? Result.fail(mustBeOneOf(values)) : Result.succeed(found)
-  }
-
-/** Each answers the canonical value for any case variant (and, for priority, any alias), else the message. */
-export const parseStatus = canonicalFrom(Statuses)
-export const parsePriority = canonicalFrom(Priorities, priorityAliases)
-export const parseTriageStatus = canonicalFrom(TriageStatuses)
-export const parseOrigin = canonicalFrom(Origins)
 
 export const priorityAliasNames: ReadonlyArray<string> = Object.keys(priorityAliases)

@@ -1,17 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Result } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
-import {
-  Origins,
-  parseOrigin,
-  parsePriority,
-  parseStatus,
-  parseTriageStatus,
-  Priorities,
-  priorityAliasNames,
-  Statuses,
-  TriageStatuses
-} from "../../core/tasks/Values.ts"
+import { fieldErrors } from "../../core/tasks/InputDecoding.ts"
+import { OriginValue, PriorityValue, StatusValue, TriageStatusValue } from "../../core/tasks/TaskFields.ts"
+import { Origins, Priorities, priorityAliasNames, Statuses, TriageStatuses } from "../../core/tasks/Values.ts"
+
+/** A value decoded by its field's schema: the canonical value, or the message the task inbox answers. */
+const parser =
+  (schema: Schema.Decoder<string>) =>
+  (input: string): Result.Result<string, string> =>
+    Result.mapError(Schema.decodeUnknownResult(schema)(input), (error) => fieldErrors(error.issue)["body"]!)
+const parseStatus = parser(StatusValue)
+const parsePriority = parser(PriorityValue)
+const parseTriageStatus = parser(TriageStatusValue)
+const parseOrigin = parser(OriginValue)
 
 /** Any mix of upper and lower case, with optional surrounding spaces. */
 const caseVariant = (value: string) =>
