@@ -12,7 +12,13 @@ import {
   isUlid,
   isUserSafe,
   normalizeEmail,
-  toPage
+  toPage,
+  ValidationError,
+  bodyIssue,
+  headerIssue,
+  pathIssue,
+  queryIssue,
+  schemaIssues
 } from "../../core/kernel/index.ts"
 
 describe("email normalisation", () => {
@@ -94,7 +100,11 @@ describe("cursor paging", () => {
     for (const bad of ["", "not a cursor!", "e30", Buffer.from('{"a":1}').toString("base64url"), "x".repeat(600)]) {
       const decoded = decodeCursor(bad)
       assert.isTrue(Result.isFailure(decoded), bad)
-      if (Result.isFailure(decoded)) assert.strictEqual(decoded.failure._tag, "ValidationError")
+      if (Result.isFailure(decoded)) {
+        assert.deepStrictEqual(decoded.failure.details, [
+          { in: "query", field: "cursor", message: "is not a cursor this list returned" }
+        ])
+      }
     }
   })
 
@@ -107,6 +117,47 @@ describe("cursor paging", () => {
     const page = toPage(rows, 2, (r) => [r])
     assert.deepStrictEqual(page.items, ["a", "b"])
     assert.deepStrictEqual(decodeCursor(page.nextCursor!), Result.succeed(["b"]))
+  })
+})
+
+describe("validation details", () => {
+  it("does not compile a detail that does not say where its field was, nor an empty list", () => {
+    // These lines are checked by `tsc -p .`: each must be a type error, or the check itself fails.
+    const compileChecks = () => [
+      // @ts-expect-error a detail names its place
+      new ValidationError({ message: "Bad.", details: [{ field: "name", message: "is required" }] }),
+      // @ts-expect-error the places are body, query, path and header
+      new ValidationError({ message: "Bad.", details: [{ in: "cookie", field: "sid", message: "is required" }] }),
+      // @ts-expect-error details, when given, name at least one field
+      new ValidationError({ message: "Bad.", details: [] })
+    ]
+    assert.isFunction(compileChecks)
+  })
+
+  it('names each field a schema refused where the request carried it, the whole value as the field ""', () => {
+    const Body = Schema.Struct({ name: Schema.String, options: Schema.Array(Schema.Struct({ label: Schema.String })) })
+    const refused = Schema.decodeUnknownResult(Body, { errors: "all" })({ options: [{ label: 1 }] })
+    assert.isTrue(Result.isFailure(refused))
+    if (Result.isFailure(refused)) {
+      assert.deepStrictEqual(
+        schemaIssues("body", refused.failure.issue).map((issue) => [issue.in, issue.field]),
+        [
+          ["body", "name"],
+          ["body", "options.0.label"]
+        ]
+      )
+    }
+    const whole = Schema.decodeUnknownResult(Schema.String)(42)
+    if (Result.isFailure(whole)) {
+      assert.deepStrictEqual(
+        schemaIssues("query", whole.failure.issue).map((issue) => [issue.in, issue.field]),
+        [["query", ""]]
+      )
+    } else assert.fail("a number is not a string")
+    assert.deepStrictEqual(
+      [bodyIssue("a", "x"), queryIssue("b", "y"), pathIssue("c", "z"), headerIssue("D", "w")].map((i) => i.in),
+      ["body", "query", "path", "header"]
+    )
   })
 })
 
