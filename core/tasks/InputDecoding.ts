@@ -40,7 +40,8 @@ export const inputSchema = <S extends Schema.Top>(identifier: string, schema: S)
   // A check, not a transformation: a check sees the very value decoding answers (a transformation's output
   // would be rebuilt by the schema after it). It never fails. The identifier names the body in the OpenAPI
   // document and in the answer to a body that is not an object (`Expected CreateTaskBody`); given before the
-  // check too, as the contract's JSON decoding of a body with transformed fields reads it there.
+  // check too, as the contract's JSON decoding of a body with transformed fields reads it there (a body with
+  // rules across its fields gives it before those too).
   schema
     .annotate({ identifier })
     .check(

@@ -87,6 +87,7 @@ export const ProposalBody = inputSchema(
     proposedChangesObj: requiredKey(ProposalChange)
   })
 
+    .annotate({ identifier: "ProposalBody" })
     .check(
       Schema.makeFilter((body) =>
         body.taskId === undefined && body.projectId === undefined && body.outcomeId === undefined

@@ -39,6 +39,7 @@ export const BulkTriageBody = inputSchema(
     reason: Schema.optionalKey(Schema.String)
   })
 
+    .annotate({ identifier: "BulkBody" })
     .check(
       Schema.makeFilter((body) =>
         body.action !== "accept" || (body.projectIds ?? []).length > 0
