@@ -4,25 +4,16 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { startAirtableStandIn, type AirtableStandIn } from "../fakes/AirtableStandIn.ts"
 import { DecisionsWorkers, ExpirySweep } from "../../apps/server/DecisionsRuntime.ts"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
 import { decisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
-import { request, serveForTest, type Answer } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
+import { type Answer } from "../support/Http.ts"
 import { startReceiver, type Behaviour } from "../support/WebhookReceiver.ts"
+import { decisionsClient, identityToken, serveDecisions } from "../support/DecisionsServed.ts"
 
-const { apiKey, embedKey, issuer } = testDecisionsKeys
 const recordToken = "patTestToken.0123456789abcdef"
 const baseId = "appAAAAAAAAAAAAAA"
 const tableId = "tblBBBBBBBBBBBBBB"
-
-const settings = testServiceSettings({
-  decisionsCallerRequestsPerMinute: 10_000,
-  decisionsUserRequestsPerMinute: 10_000
-})
 
 let standIn: AirtableStandIn
 const cleanups: Array<() => Promise<void>> = []
@@ -40,44 +31,27 @@ const backends = [
 let backend = backends[0]!
 
 const serve = () =>
-  serveForTest(
-    Layer.mergeAll(decisionsRoutes(settings), DecisionsWorkers(25), ExpirySweep(50)).pipe(
-      Layer.provide(Layer.mergeAll(backend.data(), Layer.succeed(Readiness)({ check: Effect.void })))
-    )
-  )
+  serveDecisions(backend.data(), {
+    settings: { decisionsCallerRequestsPerMinute: 10_000, decisionsUserRequestsPerMinute: 10_000 },
+    alongside: Layer.merge(DecisionsWorkers(25), ExpirySweep(50))
+  })
 
-const token = (email: string, companyId: string, orgRole = "MEMBER") =>
-  Effect.promise(() => mintToken({ key: embedKey, issuer, audience: "decisions", email, companyId, orgRole }))
-
-const client = (baseUrl: string) => ({
-  workspace: (method: string, path: string, workspaceToken: string, body?: unknown) =>
-    request(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        "x-decisions-api-key": apiKey,
-        "x-workspace-token": workspaceToken
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    }),
-  caller: (method: string, path: string, key: string, body?: unknown) =>
-    request(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        authorization: `Bearer ${key}`,
-        "idempotency-key": crypto.randomUUID()
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-})
+/** The two planes; every caller request carries a fresh idempotency key. */
+const client = (baseUrl: string) => {
+  const planes = decisionsClient(baseUrl)
+  return {
+    workspace: planes.workspace,
+    caller: (method: string, path: string, key: string, body?: unknown) =>
+      planes.caller(method, path, key, body, { "idempotency-key": crypto.randomUUID() })
+  }
+}
 
 /** An organization with a `finance` role held by ada, a caller key, and a template whose `refund` option updates a record. */
 const setUp = (baseUrl: string, org: string) =>
   Effect.gen(function* () {
     const { workspace } = client(baseUrl)
-    const admin = yield* token(`admin@${org}.test`, org, "ADMIN")
-    const ada = yield* token(`ada@${org}.test`, org)
+    const admin = yield* identityToken(`admin@${org}.test`, org, "ADMIN")
+    const ada = yield* identityToken(`ada@${org}.test`, org)
     assert.strictEqual(
       (yield* workspace("POST", "/api/v1/workspace/roles", admin, { slug: "finance", name: "Finance" })).status,
       201
@@ -287,7 +261,7 @@ describe.each(backends)("record actions and signed webhooks over HTTP ($name ada
         (yield* workspace("POST", `/api/v1/workspace/decisions/${id}/actions/${actionId}/retry`, other.admin)).status,
         404
       )
-      const outsider = yield* token("zed@globex.test", "globex")
+      const outsider = yield* identityToken("zed@globex.test", "globex")
       assert.strictEqual(
         (yield* workspace("POST", `/api/v1/workspace/decisions/${id}/actions/${actionId}/retry`, outsider)).status,
         403

@@ -1,16 +1,12 @@
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
-import { Readiness } from "../../core/kernel/index.ts"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import { type ServiceSettings } from "../../apps/server/Services.ts"
 import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
-import { request, serveForTest, type Answer } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
-
-const { apiKey, embedKey, issuer } = testDecisionsKeys
+import { request, type Answer } from "../support/Http.ts"
+import { decisionsClient, financeOrganization, identityToken, serveDecisions } from "../support/DecisionsServed.ts"
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
 const backends = [
@@ -20,71 +16,7 @@ const backends = [
 
 let data = backends[0]!.data
 
-const serve = (overrides: Partial<ServiceSettings> = {}) =>
-  serveForTest(
-    decisionsRoutes(testServiceSettings(overrides)).pipe(
-      Layer.provide(Layer.mergeAll(data, Layer.succeed(Readiness)({ check: Effect.void })))
-    )
-  )
-
-const token = (email: string, companyId: string, orgRole = "MEMBER", extra: { audience?: string; key?: string } = {}) =>
-  Effect.promise(() =>
-    mintToken({
-      key: extra.key ?? embedKey,
-      issuer,
-      audience: extra.audience ?? "decisions",
-      email,
-      companyId,
-      orgRole
-    })
-  )
-
-const json = (body: unknown): string => JSON.stringify(body)
-
-/** A tiny client for one running service. */
-const client = (baseUrl: string) => {
-  const workspace = (
-    method: string,
-    path: string,
-    workspaceToken: string,
-    body?: unknown,
-    headers: Record<string, string> = {}
-  ) =>
-    request(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        "x-decisions-api-key": apiKey,
-        "x-workspace-token": workspaceToken,
-        ...headers
-      },
-      ...(body === undefined ? {} : { body: json(body) })
-    })
-  const caller = (method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) =>
-    request(`${baseUrl}${path}`, {
-      method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
-      ...(body === undefined ? {} : { body: json(body) })
-    })
-  return { workspace, caller }
-}
-
-/** An organization with a `finance` role held by ada, and a caller key. */
-const setUpOrganization = (baseUrl: string, org: string) =>
-  Effect.gen(function* () {
-    const { workspace } = client(baseUrl)
-    const admin = yield* token(`admin@${org}.test`, org, "ADMIN")
-    const role = yield* workspace("POST", "/api/v1/workspace/roles", admin, { slug: "finance", name: "Finance" })
-    assert.strictEqual(role.status, 201, role.text)
-    const assigned = yield* workspace("POST", "/api/v1/workspace/roles/finance/assignments", admin, {
-      memberEmail: `Ada@${org}.test`
-    })
-    assert.strictEqual(assigned.status, 201, assigned.text)
-    const key = yield* workspace("POST", "/api/v1/workspace/keys", admin, { name: "billing-agent" })
-    assert.strictEqual(key.status, 201, key.text)
-    assert.match(key.json.data.plaintext, /^dcd_/)
-    return { admin, key: key.json.data.plaintext as string, keyId: key.json.data.key.id as string }
-  })
+const serve = (overrides: Partial<ServiceSettings> = {}) => serveDecisions(data, { settings: overrides })
 
 const decisionBody = {
   title: "Refund order 1042?",
@@ -101,7 +33,7 @@ const create = (
   key: string,
   body: unknown = decisionBody,
   idempotencyKey: string = crypto.randomUUID()
-) => client(baseUrl).caller("POST", "/api/v1/decisions", key, body, { "idempotency-key": idempotencyKey })
+) => decisionsClient(baseUrl).caller("POST", "/api/v1/decisions", key, body, { "idempotency-key": idempotencyKey })
 
 const code = (answer: Answer) => answer.json?.error?.code
 
@@ -113,8 +45,8 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("walks a decision from a caller to a role holder and back to a long-polling caller", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const { caller, workspace } = client(baseUrl)
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
 
       const created = yield* create(baseUrl, org.key)
       assert.strictEqual(created.status, 201, created.text)
@@ -127,7 +59,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       const waiting = yield* Effect.forkChild(caller("GET", `/api/v1/decisions/${decision.id}?wait=30`, org.key))
       yield* Effect.sleep("100 millis")
 
-      const ada = yield* token("ada@acme.test", "acme")
+      const ada = yield* identityToken("ada@acme.test", "acme")
       const inbox = yield* workspace("GET", "/api/v1/workspace/decisions?scope=inbox", ada)
       assert.strictEqual(inbox.status, 200, inbox.text)
       assert.deepStrictEqual(
@@ -159,8 +91,8 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("honours Idempotency-Key on create: required, replayed byte for byte, conflict on a different body", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const missing = yield* client(baseUrl).caller("POST", "/api/v1/decisions", org.key, decisionBody)
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const missing = yield* decisionsClient(baseUrl).caller("POST", "/api/v1/decisions", org.key, decisionBody)
       assert.strictEqual(missing.status, 400)
       assert.strictEqual(code(missing), "validation_error")
 
@@ -171,7 +103,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       const other = yield* create(baseUrl, org.key, { ...decisionBody, title: "Another" }, "key-1")
       assert.strictEqual(other.status, 409)
       assert.strictEqual(code(other), "idempotency_conflict")
-      const list = yield* client(baseUrl).caller("GET", "/api/v1/decisions", org.key)
+      const list = yield* decisionsClient(baseUrl).caller("GET", "/api/v1/decisions", org.key)
       assert.strictEqual(list.json.data.decisions.length, 1)
     }).pipe(Effect.scoped)
   )
@@ -179,7 +111,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("answers bad input with the documented codes", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
+      const org = yield* financeOrganization(baseUrl, "acme")
       const unknownRole = yield* create(baseUrl, org.key, { ...decisionBody, roleSlug: "legal" })
       assert.strictEqual(unknownRole.status, 400)
       assert.strictEqual(code(unknownRole), "unknown_role")
@@ -214,7 +146,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.strictEqual(badJson.status, 400)
       assert.strictEqual(code(badJson), "INVALID_JSON")
 
-      const badLimit = yield* client(baseUrl).caller("GET", "/api/v1/decisions?limit=0", org.key)
+      const badLimit = yield* decisionsClient(baseUrl).caller("GET", "/api/v1/decisions?limit=0", org.key)
       assert.strictEqual(code(badLimit), "validation_error")
     }).pipe(Effect.scoped)
   )
@@ -222,8 +154,8 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("refuses missing, wrong, revoked and rotated-out credentials with 401", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const { caller, workspace } = client(baseUrl)
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
       const none = yield* request(`${baseUrl}/api/v1/decisions`)
       assert.strictEqual(none.status, 401)
       assert.strictEqual(code(none), "UNAUTHORIZED")
@@ -243,7 +175,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.notInclude(keys.text, fresh)
       assert.notInclude(keys.text, "hash")
 
-      const ada = yield* token("ada@acme.test", "acme")
+      const ada = yield* identityToken("ada@acme.test", "acme")
       const noServiceKey = yield* request(`${baseUrl}/api/v1/workspace/decisions`, {
         headers: { "x-workspace-token": ada }
       })
@@ -255,13 +187,13 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       const wrongAudience = yield* workspace(
         "GET",
         "/api/v1/workspace/decisions",
-        yield* token("ada@acme.test", "acme", "MEMBER", { audience: "tasks" })
+        yield* identityToken("ada@acme.test", "acme", "MEMBER", { audience: "tasks" })
       )
       assert.strictEqual(wrongAudience.status, 401)
       const wrongKey = yield* workspace(
         "GET",
         "/api/v1/workspace/decisions",
-        yield* token("ada@acme.test", "acme", "MEMBER", { key: "forged-key" })
+        yield* identityToken("ada@acme.test", "acme", "MEMBER", { key: "forged-key" })
       )
       assert.strictEqual(wrongKey.status, 401)
       assert.strictEqual(wrongKey.text, noServiceKey.text)
@@ -271,9 +203,9 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("keeps organizations apart and lets only holders act", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const acme = yield* setUpOrganization(baseUrl, "acme")
-      const globex = yield* setUpOrganization(baseUrl, "globex")
-      const { caller, workspace } = client(baseUrl)
+      const acme = yield* financeOrganization(baseUrl, "acme")
+      const globex = yield* financeOrganization(baseUrl, "globex")
+      const { caller, workspace } = decisionsClient(baseUrl)
       const decision = (yield* create(baseUrl, acme.key)).json.data.decision
 
       const foreign = yield* caller("GET", `/api/v1/decisions/${decision.id}`, globex.key)
@@ -281,13 +213,13 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.strictEqual(foreign.status, 404)
       assert.strictEqual(foreign.text, missing.text)
 
-      const globexAda = yield* token("ada@globex.test", "globex")
+      const globexAda = yield* identityToken("ada@globex.test", "globex")
       const foreignChoose = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/choose`, globexAda, {
         optionId: decision.options[0].id
       })
       assert.strictEqual(foreignChoose.status, 404)
 
-      const bob = yield* token("bob@acme.test", "acme")
+      const bob = yield* identityToken("bob@acme.test", "acme")
       const notHolder = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/choose`, bob, {
         optionId: decision.options[0].id
       })
@@ -304,10 +236,10 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("asks for information, takes the caller's answer, routes, and cancels", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const { caller, workspace } = client(baseUrl)
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
       const decision = (yield* create(baseUrl, org.key)).json.data.decision
-      const ada = yield* token("ada@acme.test", "acme")
+      const ada = yield* identityToken("ada@acme.test", "acme")
 
       const asked = yield* workspace("POST", `/api/v1/workspace/decisions/${decision.id}/info-requests`, ada, {
         question: "Which warehouse shipped it?"
@@ -343,8 +275,8 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("shows unrouted decisions with the reason, and expiry without any scheduler", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const { caller, workspace } = client(baseUrl)
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
       yield* workspace("POST", "/api/v1/workspace/roles", org.admin, { slug: "legal", name: "Legal" })
       const unrouted = (yield* create(baseUrl, org.key, { ...decisionBody, roleSlug: "legal" })).json.data.decision
       assert.deepStrictEqual(unrouted.routing, { assigneeCount: 0, unrouted: true, reason: "no_members" })
@@ -378,13 +310,13 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("pages lists with cursor and limit", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
+      const org = yield* financeOrganization(baseUrl, "acme")
       const ids: Array<string> = []
       for (let i = 0; i < 5; i++) ids.push((yield* create(baseUrl, org.key)).json.data.decision.id)
       const seen: Array<string> = []
       let cursor: string | undefined
       do {
-        const page = yield* client(baseUrl).caller(
+        const page = yield* decisionsClient(baseUrl).caller(
           "GET",
           `/api/v1/decisions?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
           org.key
@@ -395,7 +327,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.deepStrictEqual(seen, [...ids].reverse())
       // A cursor no page gave is refused, never read as the end of the list.
       for (const bad of ["!!!", "abc", ids[0]!.toLowerCase()]) {
-        const refused = yield* client(baseUrl).caller("GET", `/api/v1/decisions?cursor=${bad}`, org.key)
+        const refused = yield* decisionsClient(baseUrl).caller("GET", `/api/v1/decisions?cursor=${bad}`, org.key)
         assert.strictEqual(refused.status, 400, bad)
         assert.strictEqual(code(refused), "validation_error")
       }
@@ -405,9 +337,10 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("rate limits per caller key with 429 and Retry-After", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve({ decisionsCallerRequestsPerMinute: 3 })
-      const org = yield* setUpOrganization(baseUrl, "acme")
+      const org = yield* financeOrganization(baseUrl, "acme")
       const answers: Array<Answer> = []
-      for (let i = 0; i < 4; i++) answers.push(yield* client(baseUrl).caller("GET", "/api/v1/decisions", org.key))
+      for (let i = 0; i < 4; i++)
+        answers.push(yield* decisionsClient(baseUrl).caller("GET", "/api/v1/decisions", org.key))
       assert.deepStrictEqual(
         answers.map((a) => a.status),
         [200, 200, 200, 429]
@@ -420,9 +353,9 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
   it.live("keeps templates (admins) and raises them on both planes into decisions", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()
-      const org = yield* setUpOrganization(baseUrl, "acme")
-      const { caller, workspace } = client(baseUrl)
-      const ada = yield* token("ada@acme.test", "acme")
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
+      const ada = yield* identityToken("ada@acme.test", "acme")
       const definition = {
         slug: "refund",
         name: "Refund request",
@@ -540,7 +473,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
       assert.strictEqual(code(afterArchive), "unknown_template")
       assert.deepStrictEqual(afterArchive.json.error.details.validTemplates, [])
 
-      const otherOrg = yield* setUpOrganization(baseUrl, "globex")
+      const otherOrg = yield* financeOrganization(baseUrl, "globex")
       const foreign = yield* workspace("GET", "/api/v1/workspace/templates/refund", otherOrg.admin)
       assert.strictEqual(foreign.status, 404)
     }).pipe(Effect.scoped)
@@ -551,8 +484,8 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
     () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
-        const { caller, workspace } = client(baseUrl)
+        const org = yield* financeOrganization(baseUrl, "acme")
+        const { caller, workspace } = decisionsClient(baseUrl)
         const registered = yield* caller("POST", "/api/v1/webhooks", org.key, {
           url: "https://hooks.example.com/decisions"
         })
@@ -567,7 +500,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
           assert.strictEqual(code(refused), "validation_error", url)
           assert.strictEqual(refused.json.error.details[0].field, "url")
         }
-        const ada = yield* token("ada@acme.test", "acme")
+        const ada = yield* identityToken("ada@acme.test", "acme")
         assert.strictEqual((yield* workspace("GET", "/api/v1/workspace/webhooks", ada)).status, 403)
         const listed = yield* workspace("GET", "/api/v1/workspace/webhooks", org.admin)
         assert.strictEqual(listed.json.data.webhooks.length, 2)
@@ -575,7 +508,7 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
         assert.notInclude(listed.text, "whsec_")
         const disabled = yield* workspace("POST", `/api/v1/workspace/webhooks/${webhook.id}/disable`, org.admin)
         assert.isDefined(disabled.json.data.webhook.disabledAt)
-        const other = yield* setUpOrganization(baseUrl, "globex")
+        const other = yield* financeOrganization(baseUrl, "globex")
         const foreign = yield* workspace("POST", `/api/v1/workspace/webhooks/${webhook.id}/disable`, other.admin)
         assert.strictEqual(foreign.status, 404)
       }).pipe(Effect.scoped)

@@ -1,17 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
-import { serveForTest } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
-
-const { apiKey, embedKey } = testDecisionsKeys
-
-const settings = (callerRequestsPerMinute: number) =>
-  testServiceSettings({ decisionsCallerRequestsPerMinute: callerRequestsPerMinute })
+import { newCallerKey, serveDecisions } from "../support/DecisionsServed.ts"
 
 /**
  * `count` instances of the decisions service over one database (each with its own routes, MCP endpoint and
@@ -22,37 +13,12 @@ const instances = (count: number, callerRequestsPerMinute = 10_000) =>
     const data = yield* Layer.build(decisionsSqlOn(pglite))
     const urls: Array<string> = []
     for (let i = 0; i < count; i++) {
-      const { baseUrl } = yield* serveForTest(
-        decisionsRoutes(settings(callerRequestsPerMinute)).pipe(
-          Layer.provide(Layer.succeedContext(data)),
-          Layer.provide(Layer.succeed(Readiness)({ check: Effect.void }))
-        ),
-        { dialect: "decisions" }
-      )
+      const { baseUrl } = yield* serveDecisions(Layer.succeedContext(data), {
+        settings: { decisionsCallerRequestsPerMinute: callerRequestsPerMinute }
+      })
       urls.push(baseUrl)
     }
     return urls
-  })
-
-/** A caller key of a fresh organization with a `finance` role, made on the workspace plane. */
-const callerKey = (baseUrl: string) =>
-  Effect.promise(async () => {
-    const admin = await mintToken({
-      key: embedKey,
-      issuer: "platform-hub",
-      audience: "decisions",
-      email: "admin@acme.test",
-      companyId: `acme-${crypto.randomUUID()}`,
-      orgRole: "ADMIN"
-    })
-    const post = (path: string, body: unknown) =>
-      fetch(`${baseUrl}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-decisions-api-key": apiKey, "x-workspace-token": admin },
-        body: JSON.stringify(body)
-      }).then((r) => r.json() as Promise<any>)
-    await post("/api/v1/workspace/roles", { slug: "finance", name: "Finance" })
-    return (await post("/api/v1/workspace/keys", { name: "agent" })).data.plaintext as string
   })
 
 interface RpcAnswer {
@@ -103,7 +69,7 @@ describe("MCP sessions of the decisions service (SQL adapters, instances sharing
   it.live("a session opened on one instance serves on another; ending it on either ends it everywhere", () =>
     Effect.gen(function* () {
       const [a, b] = yield* instances(2)
-      const key = yield* callerKey(a!)
+      const key = yield* newCallerKey(a!)
       const opened = yield* initialize(a!, key)
       assert.strictEqual(opened.status, 200)
       assert.isString(opened.session)
@@ -145,7 +111,7 @@ describe("MCP sessions of the decisions service (SQL adapters, instances sharing
       assert.strictEqual(read.json.result.structuredContent.decision.title, "Ship it?")
 
       // Another key cannot use the session, and does not learn it exists.
-      const otherKey = yield* callerKey(a!)
+      const otherKey = yield* newCallerKey(a!)
       assert.strictEqual((yield* listTools(a!, otherKey, opened.session!)).status, 404)
 
       const ended = yield* Effect.promise(() =>
@@ -164,7 +130,7 @@ describe("MCP sessions of the decisions service (SQL adapters, instances sharing
   it.live("initialize params are bounded, and a key holds at most 16 sessions: the least recently used go", () =>
     Effect.gen(function* () {
       const [a] = yield* instances(1)
-      const key = yield* callerKey(a!)
+      const key = yield* newCallerKey(a!)
       const huge = yield* initialize(a!, key, { name: "agent", version: "1.0.0", padding: "x".repeat(200_000) })
       assert.strictEqual(huge.status, 400)
       assert.strictEqual(huge.json.error.code, "validation_error")
@@ -181,7 +147,7 @@ describe("MCP sessions of the decisions service (SQL adapters, instances sharing
   it.live("a caller key has one budget across the HTTP caller plane and /mcp", () =>
     Effect.gen(function* () {
       const [a] = yield* instances(1, 6)
-      const key = yield* callerKey(a!)
+      const key = yield* newCallerKey(a!)
       for (let i = 0; i < 3; i++) {
         const listed = yield* Effect.promise(() =>
           fetch(`${a}/api/v1/decisions`, { headers: { authorization: `Bearer ${key}` } })

@@ -3,18 +3,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect, Fiber, Layer } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
-import { request, serveForTest } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
-
-const { apiKey, embedKey, issuer } = testDecisionsKeys
-
-const settings = testServiceSettings()
+import { request } from "../support/Http.ts"
+import { decisionsClient, financeOrganization, serveDecisions } from "../support/DecisionsServed.ts"
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
 const backends = [
@@ -24,41 +17,7 @@ const backends = [
 
 let data = backends[0]!.data
 
-const serve = () =>
-  serveForTest(
-    decisionsRoutes(settings).pipe(
-      Layer.provide(Layer.mergeAll(data, Layer.succeed(Readiness)({ check: Effect.void })))
-    )
-  )
-
-const token = (email: string, companyId: string, orgRole = "MEMBER") =>
-  Effect.promise(() => mintToken({ key: embedKey, issuer, audience: "decisions", email, companyId, orgRole }))
-
-/** The workspace plane over plain HTTP: how a decider (or an admin) acts. */
-const workspace = (baseUrl: string, method: string, path: string, workspaceToken: string, body?: unknown) =>
-  request(`${baseUrl}${path}`, {
-    method,
-    headers: { "content-type": "application/json", "x-decisions-api-key": apiKey, "x-workspace-token": workspaceToken },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-
-/** An organization with a `finance` role held by ada, and a caller key. */
-const setUpOrganization = (baseUrl: string, org: string) =>
-  Effect.gen(function* () {
-    const admin = yield* token(`admin@${org}.test`, org, "ADMIN")
-    const role = yield* workspace(baseUrl, "POST", "/api/v1/workspace/roles", admin, {
-      slug: "finance",
-      name: "Finance"
-    })
-    assert.strictEqual(role.status, 201, role.text)
-    const assigned = yield* workspace(baseUrl, "POST", "/api/v1/workspace/roles/finance/assignments", admin, {
-      memberEmail: `ada@${org}.test`
-    })
-    assert.strictEqual(assigned.status, 201, assigned.text)
-    const key = yield* workspace(baseUrl, "POST", "/api/v1/workspace/keys", admin, { name: "billing-agent" })
-    assert.strictEqual(key.status, 201, key.text)
-    return { key: key.json.data.plaintext as string, ada: yield* token(`ada@${org}.test`, org) }
-  })
+const serve = () => serveDecisions(data)
 
 /** The official MCP client over Streamable HTTP, closed with the test's scope. */
 const connect = (baseUrl: string, key: string) =>
@@ -132,7 +91,7 @@ describe.each(backends)(
     it.live("lists the four tools with their input schemas", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
+        const org = yield* financeOrganization(baseUrl, "acme")
         const client = yield* connect(baseUrl, org.key)
         assert.strictEqual(client.getServerVersion()?.name, "decisions")
 
@@ -178,7 +137,7 @@ describe.each(backends)(
     it.live("refuses a missing, malformed or unknown caller key with 401 and the envelope", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        yield* setUpOrganization(baseUrl, "acme")
+        yield* financeOrganization(baseUrl, "acme")
         const initialize = JSON.stringify({
           jsonrpc: "2.0",
           id: 1,
@@ -223,7 +182,7 @@ describe.each(backends)(
     it.live("walks a decision: request, read, a question, list as needs_info, answer, choose, long-poll", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
+        const org = yield* financeOrganization(baseUrl, "acme")
         const client = yield* connect(baseUrl, org.key)
 
         const created = (yield* ok(client, "request_decision", {
@@ -248,8 +207,7 @@ describe.each(backends)(
         assert.strictEqual(overHttp.status, 200, overHttp.text)
         assert.deepStrictEqual(read, overHttp.json.data.decision)
 
-        const asked = yield* workspace(
-          baseUrl,
+        const asked = yield* decisionsClient(baseUrl).workspace(
           "POST",
           `/api/v1/workspace/decisions/${created.id}/info-requests`,
           org.ada,
@@ -290,10 +248,15 @@ describe.each(backends)(
         // A long-poll started before the decider chooses answers with the outcome.
         const waiting = yield* Effect.forkChild(ok(client, "get_decision", { id: created.id, wait: 30 }))
         yield* Effect.sleep("200 millis")
-        const chosen = yield* workspace(baseUrl, "POST", `/api/v1/workspace/decisions/${created.id}/choose`, org.ada, {
-          optionId: created.options[0].id,
-          rationale: "Photos show the damage."
-        })
+        const chosen = yield* decisionsClient(baseUrl).workspace(
+          "POST",
+          `/api/v1/workspace/decisions/${created.id}/choose`,
+          org.ada,
+          {
+            optionId: created.options[0].id,
+            rationale: "Photos show the damage."
+          }
+        )
         assert.strictEqual(chosen.status, 200, chosen.text)
         const started = Date.now()
         const outcome = (yield* Fiber.join(waiting)).decision
@@ -316,7 +279,7 @@ describe.each(backends)(
     it.live("answers the current state when a wait runs out without a change", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
+        const org = yield* financeOrganization(baseUrl, "acme")
         const client = yield* connect(baseUrl, org.key)
         const created = (yield* requestDecision(client)).decision
 
@@ -335,7 +298,7 @@ describe.each(backends)(
     it.live("creates one decision per idempotency key, however often the agent retries", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
+        const org = yield* financeOrganization(baseUrl, "acme")
         const client = yield* connect(baseUrl, org.key)
         const args = { ...decisionArgs, idempotencyKey: "agent-run-7/step-3" }
 
@@ -378,8 +341,8 @@ describe.each(backends)(
     it.live("answers bad input with tool errors carrying the HTTP codes", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const acme = yield* setUpOrganization(baseUrl, "acme")
-        const globex = yield* setUpOrganization(baseUrl, "globex")
+        const acme = yield* financeOrganization(baseUrl, "acme")
+        const globex = yield* financeOrganization(baseUrl, "globex")
         const client = yield* connect(baseUrl, acme.key)
 
         const { title: _title, ...untitled } = decisionArgs
@@ -463,7 +426,7 @@ describe.each(backends)(
     it.live("pages open decisions, newest first, with cursor and limit; closed ones are not listed", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const org = yield* setUpOrganization(baseUrl, "acme")
+        const org = yield* financeOrganization(baseUrl, "acme")
         const client = yield* connect(baseUrl, org.key)
         const ids: Array<string> = []
         for (let i = 0; i < 4; i++) ids.push((yield* requestDecision(client)).decision.id)

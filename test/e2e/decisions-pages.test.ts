@@ -1,19 +1,12 @@
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { PageDocument } from "../../core/kernel/PageDocument.ts"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
-import { request, serveForTest, type Answer } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
-
-const { apiKey, embedKey, issuer } = testDecisionsKeys
-
-const settings = testServiceSettings()
+import { request, type Answer } from "../support/Http.ts"
+import { identityToken, pagesPlane, serveDecisions } from "../support/DecisionsServed.ts"
 
 /** The memory adapters, and the SQL adapters on every SQL backend (PGlite; Postgres when configured). */
 const backends = [
@@ -23,50 +16,15 @@ const backends = [
 
 let data = backends[0]!.data
 
-const serve = () =>
-  serveForTest(
-    decisionsRoutes(settings).pipe(
-      Layer.provide(Layer.mergeAll(data, Layer.succeed(Readiness)({ check: Effect.void })))
-    )
-  )
-
-const token = (email: string, companyId: string, orgRole = "MEMBER", audience = "decisions") =>
-  Effect.promise(() => mintToken({ key: embedKey, issuer, audience, email, companyId, orgRole }))
-
-/** The pages plane as the hub calls it: the service key and the person's identity token. */
-const plane = (baseUrl: string) => {
-  const call = (method: string, path: string, workspaceToken: string | undefined, body?: unknown, headers = {}) =>
-    request(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        "x-decisions-api-key": apiKey,
-        ...(workspaceToken === undefined ? {} : { "x-workspace-token": workspaceToken }),
-        ...headers
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-  return {
-    call,
-    page: (id: string, as: string) => call("GET", `/api/v1/pages/${id}`, as),
-    act: (actionId: string, as: string, values: Record<string, string> = {}, idempotencyKey?: string) =>
-      call(
-        "POST",
-        `/api/v1/actions/${actionId}`,
-        as,
-        values,
-        idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }
-      )
-  }
-}
+const serve = () => serveDecisions(data)
 
 const isPage = Schema.is(PageDocument)
 
 /** A `finance` role held by ada, a caller key, and one decision in the organization. */
 const organization = (baseUrl: string, org: string) =>
   Effect.gen(function* () {
-    const { act, call } = plane(baseUrl)
-    const admin = yield* token(`admin@${org}.test`, org, "ADMIN")
+    const { act, call } = pagesPlane(baseUrl)
+    const admin = yield* identityToken(`admin@${org}.test`, org, "ADMIN")
     const role = yield* act("roles.create", admin, { slug: "finance", name: "Finance", description: "" })
     assert.strictEqual(role.status, 200, role.text)
     assert.deepStrictEqual(role.json, { data: { result: "ok", refresh: true } })
@@ -113,8 +71,8 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
         const org = yield* organization(baseUrl, "acme")
-        const { call, page } = plane(baseUrl)
-        const ada = yield* token("ada@acme.test", "acme")
+        const { call, page } = pagesPlane(baseUrl)
+        const ada = yield* identityToken("ada@acme.test", "acme")
 
         const memberPages = yield* call("GET", "/api/v1/pages", ada)
         assert.strictEqual(memberPages.status, 200, memberPages.text)
@@ -157,7 +115,7 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
         assert.isDefined(doc.blocks.find((b: { id?: string }) => b.id === "route"))
 
         // Someone without the role sees the decision but is offered no decision actions.
-        const bob = yield* token("bob@acme.test", "acme")
+        const bob = yield* identityToken("bob@acme.test", "acme")
         const asBob = yield* page(`decision-${org.decision.id}`, bob)
         assert.strictEqual(asBob.status, 200)
         assert.isUndefined(asBob.json.data.page.blocks.find((b: { type: string }) => b.type === "actionRow"))
@@ -187,8 +145,8 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
         const org = yield* organization(baseUrl, "acme")
-        const { page, act } = plane(baseUrl)
-        const ada = yield* token("ada@acme.test", "acme")
+        const { page, act } = pagesPlane(baseUrl)
+        const ada = yield* identityToken("ada@acme.test", "acme")
         const detail = yield* page(`decision-${org.decision.id}`, ada)
         const row = detail.json.data.page.blocks.find((b: { type: string }) => b.type === "actionRow")
         const replace = row.actions[1].actionId as string
@@ -226,8 +184,8 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
         const org = yield* organization(baseUrl, "acme")
-        const { act, page } = plane(baseUrl)
-        const ada = yield* token("ada@acme.test", "acme")
+        const { act, page } = pagesPlane(baseUrl)
+        const ada = yield* identityToken("ada@acme.test", "acme")
         const id = org.decision.id as string
 
         const empty = yield* act(`decision.${id}.ask`, ada, { question: "  " })
@@ -281,8 +239,8 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
         const { baseUrl } = yield* serve()
         const acme = yield* organization(baseUrl, "acme")
         const globex = yield* organization(baseUrl, "globex")
-        const { page, act, call } = plane(baseUrl)
-        const ada = yield* token("ada@acme.test", "acme")
+        const { page, act, call } = pagesPlane(baseUrl)
+        const ada = yield* identityToken("ada@acme.test", "acme")
 
         const foreign = yield* page(`decision-${globex.decision.id}`, ada)
         const missing = yield* page("decision-01ARZ3NDEKTSV4RRFFQ69G5FAV", ada)
@@ -316,9 +274,9 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
     () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
-        const ada = yield* token("ada@acme.test", "acme")
-        const wrongAudience = yield* token("ada@acme.test", "acme", "MEMBER", "tasks")
-        const { call } = plane(baseUrl)
+        const ada = yield* identityToken("ada@acme.test", "acme")
+        const wrongAudience = yield* identityToken("ada@acme.test", "acme", "MEMBER", { audience: "tasks" })
+        const { call } = pagesPlane(baseUrl)
         for (const path of ["/api/v1/pages", "/api/v1/pages/inbox", "/api/v1/summary", "/api/v1/activity"]) {
           const wrongKey = yield* request(`${baseUrl}${path}`, {
             headers: { "x-decisions-api-key": "wrong-key-wrong-key", "x-workspace-token": ada }
@@ -343,7 +301,7 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
       Effect.gen(function* () {
         const { baseUrl } = yield* serve()
         const org = yield* organization(baseUrl, "acme")
-        const { page, act, call } = plane(baseUrl)
+        const { page, act, call } = pagesPlane(baseUrl)
         const keys = yield* page("keys", org.admin)
         assert.notInclude(keys.text, org.key)
         assert.include(keys.text, org.key.slice(0, 8))
@@ -353,7 +311,7 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
         assert.strictEqual(rotated.status, 200, rotated.text)
         assert.match(rotated.json.data.secret, /^dcd_/)
         assert.notStrictEqual(rotated.json.data.secret, org.key)
-        const ada = yield* token("ada@acme.test", "acme")
+        const ada = yield* identityToken("ada@acme.test", "acme")
         const notAdmin = yield* act("keys.create", ada, { name: "sneaky" })
         assert.strictEqual(notAdmin.status, 403)
 
@@ -364,7 +322,7 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
           { label: "Urgent", value: "1" },
           { label: "Unrouted", value: "0" }
         ])
-        const bob = yield* token("bob@acme.test", "acme")
+        const bob = yield* identityToken("bob@acme.test", "acme")
         assert.strictEqual((yield* call("GET", "/api/v1/summary", bob)).json.data.stats[0].value, "0")
         const activity = yield* call("GET", "/api/v1/activity", ada)
         assert.deepStrictEqual(

@@ -14,17 +14,17 @@ import { isPrivateAddress } from "../../core/kernel/Addresses.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
 import { FirstParty, firstPartyServices, type FirstPartySettings } from "../../apps/server/FirstParty.ts"
-import { decisionsRoutes, tasksRoutes } from "../../apps/server/Services.ts"
+import { tasksRoutes } from "../../apps/server/Services.ts"
 import { mint, verify } from "../../core/auth/IdentityToken.ts"
 import { Conformance, probeSubject } from "../../core/hub/Conformance.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { ServiceProbe } from "../../core/hub/ServiceProbe.ts"
 import type { ConformanceReport } from "../../core/hub/ServiceStore.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { request, serveForTest } from "../support/Http.ts"
 import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
 import { tasksMemoryData, tasksStack, webSignInOff } from "../support/TasksStack.ts"
+import { alwaysReady, serveDecisions } from "../support/DecisionsServed.ts"
 
 const { issuer } = testDecisionsKeys
 const adminKey = "hub-admin-key-for-tests-0123456789"
@@ -35,8 +35,6 @@ const keys = {
 }
 
 const settings = testServiceSettings({ tasksApiKey: Redacted.make(keys.tasksApiKey) })
-
-const ready = Layer.succeed(Readiness)({ check: Effect.void })
 
 /** Every address in tests is a loopback literal, so the plain lookup stands in for the DNS-checked one. */
 const plainLookup = () => lookup as LookupFunction
@@ -58,11 +56,9 @@ const productionHub = hubWith({ production: true })
 
 /** The real first-party decisions and tasks services, each on its own ephemeral port. */
 const serveFirstParty = Effect.gen(function* () {
-  const decisions = yield* serveForTest(
-    decisionsRoutes(settings).pipe(Layer.provide(Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, ready)))
-  )
+  const decisions = yield* serveDecisions(Layer.merge(DecisionsMemory, IdempotencyStoreMemory))
   const tasks = yield* serveForTest(
-    tasksRoutes(settings, webSignInOff).pipe(Layer.provide(Layer.merge(tasksStack(tasksMemoryData), ready)))
+    tasksRoutes(settings, webSignInOff).pipe(Layer.provide(Layer.merge(tasksStack(tasksMemoryData), alwaysReady)))
   )
   const firstParty: FirstPartySettings = {
     decisionsBaseUrl: decisions.baseUrl,

@@ -7,21 +7,14 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
 import { RateLimiterStoreSql } from "../../adapters/sql/ratelimits/RateLimiterStoreSql.ts"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import type { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
-import { serveForTest } from "../support/Http.ts"
 import { freshPrefix, redisLayer, testRedisUrl } from "../support/Redis.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
-import { mintToken } from "../support/Tokens.ts"
 import { twoWaysIn } from "../support/TwoInstances.ts"
+import { newCallerKey, serveDecisions } from "../support/DecisionsServed.ts"
 
-const { apiKey, embedKey } = testDecisionsKeys
 const budget = 6
-
-const settings = testServiceSettings({ decisionsCallerRequestsPerMinute: budget })
 
 /**
  * Two instances of the decisions service over the same data: each its own routes, MCP endpoint and rate-limit
@@ -34,38 +27,12 @@ const twoInstances = (budgets: readonly [Layer.Layer<RateLimits, unknown>, Layer
     const urls: Array<string> = []
     for (const limits of budgets) {
       const built = yield* Layer.build(Layer.fresh(limits))
-      const { baseUrl } = yield* serveForTest(
-        decisionsRoutes(settings).pipe(
-          Layer.provide(Layer.succeedContext(data)),
-          Layer.provide(Layer.succeedContext(built)),
-          Layer.provide(Layer.succeed(Readiness)({ check: Effect.void }))
-        ),
-        { dialect: "decisions" }
-      )
+      const { baseUrl } = yield* serveDecisions(Layer.merge(Layer.succeedContext(data), Layer.succeedContext(built)), {
+        settings: { decisionsCallerRequestsPerMinute: budget }
+      })
       urls.push(baseUrl)
     }
     return urls as unknown as readonly [string, string]
-  })
-
-/** A caller key of a fresh organization, made on the workspace plane (which spends no caller budget). */
-const callerKey = (baseUrl: string) =>
-  Effect.promise(async () => {
-    const admin = await mintToken({
-      key: embedKey,
-      issuer: "platform-hub",
-      audience: "decisions",
-      email: "admin@acme.test",
-      companyId: `acme-${crypto.randomUUID()}`,
-      orgRole: "ADMIN"
-    })
-    const post = (path: string, body: unknown) =>
-      fetch(`${baseUrl}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-decisions-api-key": apiKey, "x-workspace-token": admin },
-        body: JSON.stringify(body)
-      }).then((r) => r.json() as Promise<any>)
-    await post("/api/v1/workspace/roles", { slug: "finance", name: "Finance" })
-    return (await post("/api/v1/workspace/keys", { name: "agent" })).data.plaintext as string
   })
 
 interface Answered {
@@ -121,7 +88,7 @@ const spread = (urls: readonly [string, string], key: string, count: number) =>
 /** The caller key's budget is spent once, whichever instance and protocol each request reaches. */
 const assertOneBudget = (urls: readonly [string, string]) =>
   Effect.gen(function* () {
-    const key = yield* callerKey(urls[0])
+    const key = yield* newCallerKey(urls[0])
     const answers = yield* spread(urls, key, budget + 3)
     assert.deepStrictEqual(
       answers.map((answer) => answer.status),
@@ -169,7 +136,7 @@ describe("one caller key, one budget, across instances and protocols", () => {
   it.live("apart, each instance on its own memory counts the key alone (the embedded database has one)", () =>
     Effect.gen(function* () {
       const urls = yield* twoInstances([RateLimitsMemory, RateLimitsMemory])
-      const key = yield* callerKey(urls[0])
+      const key = yield* newCallerKey(urls[0])
       // Each instance sees budget + 1 of the requests: one more than a shared budget would allow in all.
       const answers = yield* spread(urls, key, 2 * budget)
       assert.strictEqual(answers.filter((answer) => answer.status === 200).length, 2 * budget)

@@ -18,7 +18,6 @@ import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { HubSignInStoresMemory, HubSignInStoresSql } from "../../apps/server/HubSignInRuntime.ts"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
 import { verify } from "../../core/auth/IdentityToken.ts"
 import { Directory, type Installation } from "../../core/hub/Directory.ts"
 import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
@@ -26,20 +25,16 @@ import { Registry } from "../../core/hub/Registry.ts"
 import { Sessions } from "../../core/hub/Sessions.ts"
 import { Workspace } from "../../core/hub/Workspace.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request, serveForTest, type Answer } from "../support/Http.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
+import { testDecisionsKeys } from "../support/ServiceSettings.ts"
+import { serveDecisions } from "../support/DecisionsServed.ts"
 
 const { issuer, apiKey: decisionsApiKey, embedKey: decisionsEmbedKey } = testDecisionsKeys
 const hubSecretsKey = "hub-secrets-key-for-workspace-tests-0123456"
 const embedSecretsKey = "embed-test-service-secrets-key-0123456789"
-
-const decisionsSettings = testServiceSettings()
-
-const readiness = Layer.succeed(Readiness)({ check: Effect.void })
 
 /** A registered third-party service: pages with the hub's key and token, one that fails, and an embeddable page. */
 const thirdPartyRoutes = (credentials: () => { readonly apiKey: string; readonly embedKey: string }) =>
@@ -131,9 +126,7 @@ const stack = (backend: SqlBackend | undefined) =>
     )
     const decisionsData =
       backend === undefined ? Layer.merge(DecisionsMemory, IdempotencyStoreMemory) : decisionsSqlOn(backend)
-    const decisions = yield* serveForTest(
-      decisionsRoutes(decisionsSettings).pipe(Layer.provide(Layer.merge(decisionsData, readiness)))
-    )
+    const decisions = yield* serveDecisions(decisionsData)
     let notesCredentials = { apiKey: "", embedKey: "" }
     const notes = yield* serveForTest(thirdPartyRoutes(() => notesCredentials))
     const hubUrl = yield* serveForTest(

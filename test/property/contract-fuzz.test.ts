@@ -3,8 +3,6 @@ import fc from "fast-check"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, it } from "vitest"
-import { decisionsRoutes } from "../../apps/server/Services.ts"
-import { Readiness } from "../../core/kernel/index.ts"
 import {
   checkAnswer,
   hostileRequest,
@@ -16,11 +14,11 @@ import {
 } from "../support/ContractFuzz.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMemory.ts"
-import { serveForTest } from "../support/Http.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { opsKey, tasksMemoryData, tasksServer, TasksServer } from "../support/TasksStack.ts"
-import { testDecisionsKeys, testServiceSettings } from "../support/ServiceSettings.ts"
+import { testDecisionsKeys } from "../support/ServiceSettings.ts"
 import { mintToken } from "../support/Tokens.ts"
+import { serveDecisions } from "../support/DecisionsServed.ts"
 
 /**
  * The contract fuzz: for every operation of each service's OpenAPI document, hostile requests (wrong types,
@@ -141,25 +139,15 @@ describe("contract fuzz over SQL: the bundled server on its embedded database", 
 
 const { apiKey, embedKey } = testDecisionsKeys
 
-const settings = testServiceSettings({
-  decisionsCallerRequestsPerMinute: 100_000,
-  decisionsUserRequestsPerMinute: 100_000
-})
-
 describe("contract fuzz over the memory adapters: the decisions service and the task inbox", () => {
   const scope = Effect.runSync(Scope.make())
   const targets: Array<{ target: FuzzTarget; operations: ReadonlyArray<Operation> }> = []
 
   beforeAll(async () => {
     const decisions = await Effect.runPromise(
-      serveForTest(
-        decisionsRoutes(settings).pipe(
-          Layer.provide(
-            Layer.mergeAll(DecisionsMemory, IdempotencyStoreMemory, Layer.succeed(Readiness)({ check: Effect.void }))
-          )
-        ),
-        { dialect: "decisions" }
-      ).pipe(Scope.provide(scope))
+      serveDecisions(Layer.merge(DecisionsMemory, IdempotencyStoreMemory), {
+        settings: { decisionsCallerRequestsPerMinute: 100_000, decisionsUserRequestsPerMinute: 100_000 }
+      }).pipe(Scope.provide(scope))
     )
     const tasks = await Effect.runPromise(
       Layer.build(tasksServer(tasksMemoryData)).pipe(
