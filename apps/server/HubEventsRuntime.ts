@@ -96,7 +96,7 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
  * `pollMillis` pass; the channels' sender runs after every drain that filed something, and every
  * `pollMillis` (retries and digests come due with time). Both claim, so several servers may run side by side.
  */
-export const HubWorkers = (pollMillis: number) =>
+export const HubEventWorkers = (pollMillis: number) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const processor = yield* EventProcessor

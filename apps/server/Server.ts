@@ -47,17 +47,10 @@ import type { TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { TasksEventRelay, TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
 import { guardedLookup } from "../../adapters/http/WebhookSenderHttp.ts"
 import { ServiceProbeHttp } from "../../adapters/http/ServiceProbeHttp.ts"
-import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
-import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
-import { Conformance } from "../../core/hub/Conformance.ts"
 import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
-import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
-import { Workspace } from "../../core/hub/Workspace.ts"
 import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
 import { FirstParty } from "./FirstParty.ts"
-import { HubDirectoryUseCases } from "./HubLayers.ts"
-import { HubEventStoresSql, HubEventsLayer, HubWorkers } from "./HubEventsRuntime.ts"
-import { HubSignInLayer, HubSignInStoresSql, HubSignInWorkers } from "./HubSignInRuntime.ts"
+import { HubDataSql, HubUseCases, HubWorkers } from "./HubLayers.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
@@ -136,11 +129,6 @@ const analyzeEmbedded = Layer.effectDiscard(
 )
 
 /**
- * The bundled server: the database (a Postgres server, or the embedded default under DATA_DIR), each
- * service's migrations, then one listener per service. Closing the layer stops the listeners first
- * (draining in-flight requests), then closes the database.
- */
-/**
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, logs, traces and metrics are also exported over OpenTelemetry
  * (OTLP/HTTP JSON); the log lines keep going to the console as well.
  */
@@ -155,6 +143,12 @@ const telemetry = (config: ServerConfig) =>
       }).pipe(Layer.provide(FetchHttpClient.layer))
   })
 
+/**
+ * The bundled server: the database (a Postgres server, or the embedded default under DATA_DIR), each
+ * service's migrations, then one listener per service, each over its service's one composition
+ * (`DecisionsUseCases`, `HubUseCases`, `TasksUseCases`). Closing the layer stops the listeners first
+ * (draining in-flight requests), then closes the database.
+ */
 export const makeServer = (options: ServerOptions) => {
   const { config, secrets } = options
   const production = config.environment === "production"
@@ -224,55 +218,43 @@ export const makeServer = (options: ServerOptions) => {
     Layer.provide(migrationsLayer("decisions", decisionsMigrations))
   )
 
-  // One mail server connection pool for sign-in links and notification emails.
-  const mailer = MailerFromConfig(config)
-  // The hub: directory, registry, events and notifications over the `hub` schema. Without
-  // HUB_SECRETS_KEY the registry fails closed: nothing is registered and signed routes refuse.
-  const hub = Layer.mergeAll(
-    // The workspace's apps, their pages and actions, fetched for the signed-in person (docs/pages.md).
-    Workspace.layer.pipe(
-      Layer.provide(ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup })),
-      Layer.provideMerge(IdentityTokens.layer({ issuer: config.platformIssuer }))
-    ),
-    Conformance.layer({ issuer: config.platformIssuer }).pipe(
-      Layer.provide(ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
-    ),
-    HubEventsLayer({
-      quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 },
-      processor: { leaseMillis: config.hubEventLeaseMillis, emailBatchMillis: config.hubEmailBatchMillis },
-      deliveries: {
-        publicUrl: hubPublic,
-        secretsKey: reveal(secrets.HUB_SECRETS_KEY),
-        retrySchedule: config.hubDeliveryRetrySchedule
-      },
-      person: { secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production }
-    }).pipe(Layer.provide(HubChannelsFromConfig(config, secrets)), Layer.provide(mailer)),
-    // People sign in at the hub (docs/sign-in.md): sessions, email and viewer links, the mail outbox.
-    HubSignInLayer({
+  // The hub over the `hub` schema (HubLayers.ts). Without HUB_SECRETS_KEY the registry fails closed: nothing
+  // is registered and signed routes refuse.
+  const hub = HubUseCases(
+    {
+      secretsKey: reveal(secrets.HUB_SECRETS_KEY),
+      allowLoopbackHttp: !production,
+      issuer: config.platformIssuer,
       publicUrl: hubPublic,
-      sessions: { idleMillis: config.hubSessionIdleMinutes * 60_000, maxMillis: config.hubSessionMaxHours * 3_600_000 },
-      emailLinkMillis: config.hubSignInLinkMinutes * 60_000,
-      viewerLinkMillis: config.hubViewerLinkHours * 3_600_000,
-      secretsKey: reveal(secrets.HUB_SECRETS_KEY)
-    }).pipe(Layer.provide(mailer))
+      events: {
+        quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 },
+        processor: { leaseMillis: config.hubEventLeaseMillis, emailBatchMillis: config.hubEmailBatchMillis },
+        deliveryRetrySchedule: config.hubDeliveryRetrySchedule
+      },
+      signIn: {
+        sessions: {
+          idleMillis: config.hubSessionIdleMinutes * 60_000,
+          maxMillis: config.hubSessionMaxHours * 3_600_000
+        },
+        emailLinkMillis: config.hubSignInLinkMinutes * 60_000,
+        viewerLinkMillis: config.hubViewerLinkHours * 3_600_000
+      }
+    },
+    HubDataSql
   ).pipe(
-    Layer.provideMerge(
-      HubDirectoryUseCases(
-        { secretsKey: reveal(secrets.HUB_SECRETS_KEY), allowLoopbackHttp: !production },
-        Layer.mergeAll(
-          DirectorySql,
-          ServiceStoreWithKeyCacheSql,
-          HubEventStoresSql,
-          HubSignInStoresSql,
-          IdempotencyStoreSql("hub")
-        )
+    Layer.provide(
+      Layer.mergeAll(
+        ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup }),
+        ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }),
+        HubChannelsFromConfig(config, secrets),
+        // One mail server connection pool for sign-in links and notification emails.
+        MailerFromConfig(config)
       )
     )
   )
-  // First-party services registered from configuration, then the catalog of their event types.
+  // The workers, the first-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(
     HubWorkers(config.hubWorkerPollMillis),
-    HubSignInWorkers(config.hubWorkerPollMillis),
     Layer.effectDiscard(seedFirstPartyCatalog).pipe(
       Layer.provide(
         FirstParty({

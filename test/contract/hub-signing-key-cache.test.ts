@@ -8,12 +8,12 @@ import type { DatabaseServices } from "../../adapters/sql/Database.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
-import { HubEventsLayer, HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventUseCases } from "../../apps/server/HubLayers.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
 import { Registry } from "../../core/hub/Registry.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
 import { signedDelivery, testPublicUrl, testSecretsKey } from "../support/HubEvents.ts"
 import { acknowledgement, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
@@ -31,28 +31,20 @@ import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 
 const ulid = monotonicFactory()
 
-/** One hub instance: registry over the SQL store with its key cache; events, catalog and directory in memory. */
+/**
+ * One hub instance, composed as the server composes it (`HubEventUseCases`): registry over the SQL store with
+ * its key cache; events, catalog and directory in memory.
+ */
 const hubInstance = Layer.mergeAll(
-  HubEventsLayer({
-    quota: { limit: 100_000, windowMillis: 60_000 },
-    deliveries: { publicUrl: testPublicUrl, secretsKey: testSecretsKey, retrySchedule: [60] },
-    person: { secretsKey: testSecretsKey, allowLoopbackHttp: true }
-  }).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        Registry.layer({ secretsKey: testSecretsKey, allowLoopbackHttp: true }).pipe(
-          Layer.provideMerge(ServiceStoreWithKeyCacheSql)
-        ),
-        DirectoryMemory,
-        IdGeneratorUlid,
-        HubEventStoresMemory,
-        TransactionsMemory,
-        MailerMemory,
-        ChannelsMemory,
-        RateLimitsMemory
-      )
-    )
-  ),
+  HubEventUseCases(
+    {
+      secretsKey: testSecretsKey,
+      allowLoopbackHttp: true,
+      publicUrl: testPublicUrl,
+      events: { quota: { limit: 100_000, windowMillis: 60_000 }, deliveryRetrySchedule: [60] }
+    },
+    Layer.mergeAll(ServiceStoreWithKeyCacheSql, DirectoryMemory, HubEventStoresMemory)
+  ).pipe(Layer.provideMerge(Layer.mergeAll(TransactionsMemory, MailerMemory, ChannelsMemory, RateLimitsMemory))),
   CredentialNoticesSql
 )
 

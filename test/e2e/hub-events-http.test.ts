@@ -5,7 +5,8 @@ import { HubAdminAuthLayer } from "../../adapters/http/hub/AdminAuth.ts"
 import { EventsApi } from "../../adapters/http/hub/EventsApi.ts"
 import { EventsHandlers } from "../../adapters/http/hub/EventsHandlers.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
-import { HubWorkers, type HubEventsConfig } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventWorkers } from "../../apps/server/HubEventsRuntime.ts"
+import type { HubEventSettings } from "../../apps/server/HubLayers.ts"
 import { sign } from "../../core/auth/Signature.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { EventStore } from "../../core/hub/EventStore.ts"
@@ -26,7 +27,7 @@ const ulid = monotonicFactory()
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** Serves the event groups on the memory stack; answers the base URL and the stack's services. */
-const serve = (config: Partial<HubEventsConfig> = {}, withWorkers = false) =>
+const serve = (config: Partial<HubEventSettings> = {}, withWorkers = false) =>
   Effect.gen(function* () {
     const services = yield* Layer.build(hubEventsStack(config))
     const provided = Layer.succeedContext(services)
@@ -40,7 +41,7 @@ const serve = (config: Partial<HubEventsConfig> = {}, withWorkers = false) =>
       Layer.provide(provided)
     )
     const { baseUrl } = yield* serveForTest(routes)
-    if (withWorkers) yield* Layer.build(HubWorkers(3_600_000).pipe(Layer.provide(provided)))
+    if (withWorkers) yield* Layer.build(HubEventWorkers(3_600_000).pipe(Layer.provide(provided)))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
       Effect.provideContext(effect, services as never) as Effect.Effect<A, E>
     return { baseUrl, run }

@@ -17,14 +17,12 @@ import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { ServiceStoreSql } from "../../adapters/sql/hub/ServiceStoreSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { HubDirectoryUseCases, HubWorkspaceUseCases } from "../../apps/server/HubLayers.ts"
 import { HubSignInStoresMemory, HubSignInStoresSql } from "../../apps/server/HubSignInRuntime.ts"
 import { verify } from "../../core/auth/IdentityToken.ts"
 import { Directory, type Installation } from "../../core/hub/Directory.ts"
-import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { Sessions } from "../../core/hub/Sessions.ts"
-import { Workspace } from "../../core/hub/Workspace.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
@@ -115,13 +113,12 @@ const hubStorage = (backend: SqlBackend | undefined) =>
 const stack = (backend: SqlBackend | undefined) =>
   Effect.gen(function* () {
     const hub = yield* Layer.build(
-      Workspace.layer.pipe(
+      HubWorkspaceUseCases({ issuer }).pipe(
         Layer.provide(ServiceCallsHttp({ allowLoopback: true, guardLookup: guardedLookup, timeoutMs: 5_000 })),
-        Layer.provideMerge(IdentityTokens.layer({ issuer })),
+        Layer.provideMerge(Sessions.layer()),
         Layer.provideMerge(
-          Layer.merge(Registry.layer({ secretsKey: hubSecretsKey, allowLoopbackHttp: true }), Sessions.layer())
-        ),
-        Layer.provideMerge(Layer.merge(hubStorage(backend), IdGeneratorUlid))
+          HubDirectoryUseCases({ secretsKey: hubSecretsKey, allowLoopbackHttp: true }, hubStorage(backend))
+        )
       )
     )
     const decisionsData =

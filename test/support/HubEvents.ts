@@ -11,10 +11,10 @@ import { MailerMemory } from "../../adapters/memory/MailerMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { idempotencyMigration } from "../../adapters/sql/platform/0001_idempotency.ts"
-import { HubEventsLayer, HubEventStoresMemory, type HubEventsConfig } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventUseCases, type HubEventSettings } from "../../apps/server/HubLayers.ts"
 import { sign } from "../../core/auth/Signature.ts"
 import { Registry } from "../../core/hub/Registry.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import type { SqlBackend } from "./Databases.ts"
 
 /** A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications, deliveries). */
@@ -40,33 +40,23 @@ export const testSecretsKey = "test-hub-secrets-key-0123456789abcdef"
 export const testPublicUrl = "https://hub.example"
 
 /**
- * The hub's event side on memory adapters (or on the given stores): registry, directory, ids, units of
- * work, the stores, ingest, catalog, processor, the channels' sender, wake-up, and the memory channels
- * (MailerRecordings, ChannelMessages).
+ * The hub's event side as the server composes it (`HubEventUseCases`), on memory adapters (or on the given
+ * event stores): registry, directory, ids, units of work, the stores, ingest, catalog, processor, the
+ * channels' sender, wake-up, and the memory channels (MailerRecordings, ChannelMessages).
  */
 export const hubEventsStack = <E>(
-  config: Partial<HubEventsConfig> = {},
+  events: Partial<HubEventSettings> = {},
   stores: Layer.Layer<Layer.Success<typeof HubEventStoresMemory>, E> = HubEventStoresMemory
-) => {
-  const base = Layer.mergeAll(
-    Registry.layer({ secretsKey: testSecretsKey, allowLoopbackHttp: true }).pipe(
-      Layer.provideMerge(ServiceStoreMemory)
-    ),
-    DirectoryMemory,
-    IdGeneratorUlid,
-    TransactionsMemory,
-    MailerMemory,
-    ChannelsMemory,
-    RateLimitsMemory,
-    stores
-  )
-  return HubEventsLayer({
-    quota: { limit: 100_000, windowMillis: 60_000 },
-    deliveries: { publicUrl: testPublicUrl, secretsKey: testSecretsKey, retrySchedule: [60, 300] },
-    person: { secretsKey: testSecretsKey, allowLoopbackHttp: true },
-    ...config
-  }).pipe(Layer.provideMerge(base))
-}
+) =>
+  HubEventUseCases(
+    {
+      secretsKey: testSecretsKey,
+      allowLoopbackHttp: true,
+      publicUrl: testPublicUrl,
+      events: { quota: { limit: 100_000, windowMillis: 60_000 }, deliveryRetrySchedule: [60, 300], ...events }
+    },
+    Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, stores)
+  ).pipe(Layer.provideMerge(Layer.mergeAll(TransactionsMemory, MailerMemory, ChannelsMemory, RateLimitsMemory)))
 
 /** What a producer sends: the body bytes and the four headers, signed with `secret` at `timestamp`. */
 export const signedDelivery = (options: {

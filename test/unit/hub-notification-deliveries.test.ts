@@ -19,12 +19,8 @@ const ulid = monotonicFactory()
 
 const stack: Layer.Layer<any, unknown> = hubEventsStack({
   processor: { emailBatchMillis: 60_000 },
-  deliveries: {
-    publicUrl: "https://hub.example",
-    secretsKey: "test-hub-secrets-key-0123456789abcdef",
-    retrySchedule: [10, 20],
-    leaseMillis: 30_000
-  }
+  deliveryRetrySchedule: [10, 20],
+  deliveryLeaseMillis: 30_000
 }).pipe(Layer.provideMerge(fixedJitter(0.5)))
 
 const setUp = Effect.gen(function* () {
