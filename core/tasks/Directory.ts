@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import type { InvalidFields } from "./Errors.ts"
 import { partyTo } from "./Lists.ts"
@@ -7,7 +7,8 @@ import { RecordStore, type Fields, type StoredRecord, type Table } from "./Recor
 import { links, numberOrNull, readTask, text, textOrNull, type Person, type Task, type TaskRecord } from "./Task.ts"
 import { MeetingsWindow, ProjectPatchBody } from "./DirectoryInput.ts"
 import { takeInput } from "./InputDecoding.ts"
-import { invalid, makeTaskRecords, toPerson, type TaskUser } from "./TaskRecords.ts"
+import { OutcomesQuery, ProjectSearchTerm } from "./QueryInput.ts"
+import { makeTaskRecords, toPerson, type TaskUser } from "./TaskRecords.ts"
 
 export interface MeetingsQuery {
   readonly all: boolean
@@ -111,6 +112,8 @@ export class TaskDirectory extends Context.Service<
 
 const patchInput = takeInput(ProjectPatchBody)
 const windowInput = takeInput(MeetingsWindow)
+const searchInput = takeInput(Schema.Struct({ q: ProjectSearchTerm }))
+const outcomesInput = takeInput(Schema.Struct(OutcomesQuery))
 
 const attendedOrCreated = (userId: string) => Q.or(Q.has("attendees", userId), Q.has("createdBy", userId))
 
@@ -188,8 +191,7 @@ const make = (publicUrl: string) =>
 
     return TaskDirectory.of({
       searchProjects: Effect.fn("Tasks.searchProjects")(function* (q: string | undefined) {
-        const term = (q ?? "").trim()
-        if (term.length < 2) return yield* invalid({ q: "Must be at least 2 characters" })
+        const { q: term } = yield* searchInput({ q: q ?? "" })
         const found = yield* store.select("projects", Q.contains("name", term), { limit: 10 })
         return found.map((p) => ({ id: p.id, name: text(p.fields, "name") }))
       }),
@@ -251,14 +253,14 @@ const make = (publicUrl: string) =>
       }),
 
       outcomes: Effect.fn("Tasks.outcomes")(function* (projectId: string | undefined) {
-        if (projectId === undefined || projectId.trim() === "") return yield* invalid({ projectId: "Required" })
-        const found = yield* store.select("outcomes", Q.has("project", projectId))
+        const { projectId: id } = yield* outcomesInput(projectId === undefined ? {} : { projectId })
+        const found = yield* store.select("outcomes", Q.has("project", id))
         return found.map((o) => ({
           id: o.id,
           name: text(o.fields, "name"),
           status: text(o.fields, "status"),
           description: text(o.fields, "description"),
-          projectId
+          projectId: id
         }))
       }),
 

@@ -1,10 +1,9 @@
 import { Effect, Predicate, Schema, SchemaIssue } from "effect"
+import { schemaIssues } from "../kernel/FieldIssue.ts"
 import { InvalidFields } from "./Errors.ts"
 
 /** Field name to message, as the task inbox's validation answer carries them (`fields`). */
 export type FieldErrors = Record<string, string>
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A decode failure as the task inbox answers it: one message per bad field, the first found, named by its path
@@ -13,8 +12,8 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
  */
 export const fieldErrors = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<string> = []): FieldErrors => {
   const fields: FieldErrors = {}
-  for (const found of formatIssues(issue).issues) {
-    const path = [...prefix, ...(found.path ?? []).map((s) => String(typeof s === "object" ? s.key : s))]
+  for (const found of schemaIssues("body", issue)) {
+    const path = found.field === "" ? prefix : [...prefix, found.field]
     const field = path.length === 0 ? "body" : path.join(".")
     if (!Object.hasOwn(fields, field)) fields[field] = found.message
   }

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { ProducerOutbox } from "../events/ProducerOutbox.ts"
 import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
@@ -9,8 +9,9 @@ import * as Q from "./Query.ts"
 import { RecordStore, type Fields } from "./RecordStore.ts"
 import { newTaskFields, readTask, text, type Task, type TaskRecord } from "./Task.ts"
 import { takeInput } from "./InputDecoding.ts"
+import { HistoryDays } from "./QueryInput.ts"
 import { CreateTaskBody, createDefaults, PatchTaskBody } from "./TaskInput.ts"
-import { invalid, isoNow, makeTaskRecords, taskLinks, type TaskUser } from "./TaskRecords.ts"
+import { isoNow, makeTaskRecords, taskLinks, type TaskUser } from "./TaskRecords.ts"
 import { defaultBulkRejectReason, Triage } from "./Triage.ts"
 import { AcceptTaskBody, BulkTriageBody, type DelegateTaskBody } from "./TriageInput.ts"
 
@@ -91,6 +92,7 @@ const createInput = takeInput(CreateTaskBody)
 const patchInput = takeInput(PatchTaskBody)
 const acceptInput = takeInput(AcceptTaskBody)
 const bulkInput = takeInput(BulkTriageBody)
+const daysInput = takeInput(Schema.Struct({ days: HistoryDays }))
 
 const make = (settings: TasksSettings) =>
   Effect.gen(function* () {
@@ -134,9 +136,7 @@ const make = (settings: TasksSettings) =>
         return yield* listTasks(TaskLists.search(user.id, { activeOnly: options.activeOnly, projectIds }))
       }),
       history: Effect.fn("Tasks.history")(function* (user: TaskUser, days: number | undefined) {
-        const d = days ?? defaultHistoryDays
-        if (!Number.isInteger(d) || d < 1 || d > 3650)
-          return yield* invalid({ days: "Must be a whole number from 1 to 3650" })
+        const d = days === undefined ? defaultHistoryDays : (yield* daysInput({ days })).days
         return yield* listTasks(TaskLists.history(user.id, yield* Clock.currentTimeMillis, d))
       }),
 

@@ -181,7 +181,7 @@ export class DirectoryGroup extends HttpApiGroup.make("directory")
   .add(
     HttpApiEndpoint.get("searchProjects", "/api/projects", {
       headers: TasksApiKeyHeaders,
-      query: { q: Schema.optionalKey(Schema.String) },
+      query: S.ProjectSearchQuery,
       success: S.ProjectSearch,
       error: reads
     }),
@@ -216,7 +216,7 @@ export class DirectoryGroup extends HttpApiGroup.make("directory")
     }),
     HttpApiEndpoint.get("outcomes", "/api/outcomes", {
       headers: TasksApiKeyHeaders,
-      query: { projectId: Schema.optionalKey(Schema.String) },
+      query: S.OutcomesQuery,
       success: S.OutcomeList,
       error: reads
     }),

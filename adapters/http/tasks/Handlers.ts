@@ -1,14 +1,12 @@
 import { Clock, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { InvalidFields } from "../../../core/tasks/Errors.ts"
 import type { Task } from "../../../core/tasks/Task.ts"
 import { TaskDirectory } from "../../../core/tasks/Directory.ts"
 import { Proposals } from "../../../core/tasks/Proposals.ts"
 import { TaskSettings } from "../../../core/tasks/Settings.ts"
 import { TaskAccess } from "../../../core/tasks/TaskAccess.ts"
 import { Tasks, type TaskUser } from "../../../core/tasks/Tasks.ts"
-import { mustBeOneOf } from "../../../core/tasks/Values.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { TasksApi } from "./Api.ts"
 import { CurrentTaskUser } from "./Auth.ts"
@@ -20,15 +18,6 @@ const answer = <A, E extends TasksDomainError, R>(effect: Effect.Effect<A, E, R>
 
 const asUser = <A, E extends TasksDomainError, R>(f: (user: TaskUser) => Effect.Effect<A, E, R>) =>
   answer(Effect.flatMap(CurrentTaskUser, f))
-
-/** A query flag: absent is false; otherwise `true` or `false`, case-insensitive. */
-const flag = (field: string, value: string | undefined) => {
-  if (value === undefined) return Effect.succeed(false)
-  const v = value.trim().toLowerCase()
-  if (v === "true") return Effect.succeed(true)
-  if (v === "false") return Effect.succeed(false)
-  return Effect.fail(new InvalidFields({ fields: { [field]: mustBeOneOf(["true", "false"]) } }))
-}
 
 export const TasksUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(TasksApi, "uniform", (handlers) =>
@@ -69,18 +58,8 @@ export const TaskHandlers = HttpApiBuilder.group(TasksApi, "tasks", (handlers) =
       mine: () => list(tasks.mine),
       sent: () => list(tasks.sent),
       search: ({ query }) =>
-        list((user) =>
-          Effect.flatMap(flag("activeOnly", query.activeOnly), (activeOnly) =>
-            tasks.search(user, { activeOnly, clientName: query.clientName })
-          )
-        ),
-      history: ({ query }) =>
-        list((user) =>
-          tasks.history(
-            user,
-            query.days === undefined ? undefined : /^\d{1,6}$/.test(query.days.trim()) ? Number(query.days) : Number.NaN
-          )
-        ),
+        list((user) => tasks.search(user, { activeOnly: query.activeOnly ?? false, clientName: query.clientName })),
+      history: ({ query }) => list((user) => tasks.history(user, query.days)),
       get: ({ params }) => asUser((user) => one(tasks.get(user, params.id))),
       create: ({ payload }) =>
         asUser((user) => Effect.map(tasks.create(user, payload), (task) => ({ ok: true as const, task }))),
@@ -127,11 +106,14 @@ export const DirectoryHandlers = HttpApiBuilder.group(TasksApi, "directory", (ha
         asUser(() => Effect.map(directory.outcomes(query.projectId), (outcomes) => ({ outcomes }))),
       recentMeetings: ({ query }) =>
         asUser((user) =>
-          Effect.flatMap(flag("all", query.all), (all) =>
-            Effect.map(
-              directory.recentMeetings(user, { all, client: query.client, start: query.start, end: query.end }),
-              (meetings) => ({ meetings })
-            )
+          Effect.map(
+            directory.recentMeetings(user, {
+              all: query.all ?? false,
+              client: query.client,
+              start: query.start,
+              end: query.end
+            }),
+            (meetings) => ({ meetings })
           )
         ),
       pendingMeetings: () => asUser((user) => Effect.map(directory.pendingMeetings(user), (meetings) => ({ meetings })))

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { Origins, Priorities, Statuses, TriageStatuses } from "../../../core/tasks/Values.ts"
 
-// The bodies are the core's input schemas (core/tasks/*Input.ts): the contract decodes them, with the task
+// The bodies and query parameters are the core's input schemas (core/tasks/*Input.ts): the contract decodes them, with the task
 // inbox's own messages, and the use cases take what it decoded. A decode failure is answered by the router's
 // error middleware in the task inbox's dialect (TasksErrors.ts): 400 `{error: "Validation failed", fields}`.
 export { CreateTaskBody, PatchTaskBody } from "../../../core/tasks/TaskInput.ts"
@@ -16,6 +16,13 @@ export {
 export { ProposalBody, ProposalRejectBody } from "../../../core/tasks/ProposalInput.ts"
 export { ProjectPatchBody } from "../../../core/tasks/DirectoryInput.ts"
 export { ApiKeyCreateBody, SettingsPatchBody } from "../../../core/tasks/SettingsInput.ts"
+export {
+  HistoryQuery,
+  MeetingsQuery,
+  OutcomesQuery,
+  ProjectSearchQuery,
+  SearchQuery
+} from "../../../core/tasks/QueryInput.ts"
 
 const optional = Schema.optionalKey
 
@@ -64,9 +71,6 @@ export const ShortLink = Schema.Struct({
   shortUrl: Schema.String,
   linkToTaskInterface: Schema.String
 }).annotate({ identifier: "ShortLink" })
-
-export const SearchQuery = { activeOnly: optional(Schema.String), clientName: optional(Schema.String) }
-export const HistoryQuery = { days: optional(Schema.String) }
 
 /** */
 export const ProposalSchema = Schema.Struct({
@@ -122,12 +126,6 @@ export const MeetingSchema = Schema.Struct({
   actionable: Schema.String
 }).annotate({ identifier: "Meeting" })
 export const MeetingList = Schema.Struct({ meetings: Schema.Array(MeetingSchema) })
-export const MeetingsQuery = {
-  all: optional(Schema.String),
-  client: optional(Schema.String),
-  start: optional(Schema.String),
-  end: optional(Schema.String)
-}
 
 export const ProjectDetail = Schema.Struct({
   project: ProjectSchema,
