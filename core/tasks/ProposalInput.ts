@@ -61,7 +61,16 @@ const ActionGate = Schema.StructWithRest(
       .annotateKey({ messageMissingKey: mustBeOneOf(ProposalActions) })
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
-).annotate({ message: "Must be an object with an action" })
+).annotate({
+  identifier: "ProposalChange",
+  message: "Must be an object with an action",
+  description:
+    "An action and the fields it changes: create_task (title; optional description, priority, assignedTo, " +
+    "dueDate), change_status (status), change_priority (priority), reassign (assignedTo), change_due_date " +
+    "(dueDate: a date or null), change_start_date (startDate: a date or null), change_description " +
+    "(description), change_title (title), change_estimate (hoursEstimated: a number or null), archive_task. " +
+    "Values as in a task's create and patch bodies; other members are dropped."
+})
 
 /** `proposedChangesObj`: decoded to its action's fields, canonical (priority aliases become the priority). */
 export const ProposalChange = ActionGate.pipe(

@@ -75,7 +75,7 @@ export const Enumerated = <const A extends string>(
   return text
     .annotate({
       description:
-        `${mustBeOneOf(values)} (any case)` +
+        `One of: ${values.join(", ")} (any case)` +
         (aliasNames.length === 0 ? "" : `; also the aliases ${aliasNames.join(", ")}`)
     })
     .pipe(
