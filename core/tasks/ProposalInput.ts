@@ -78,7 +78,7 @@ export const ProposalChange = ActionGate.pipe(
     decode: SchemaGetter.passthrough({ strict: false }),
     encode: SchemaGetter.passthrough({ strict: false })
   })
-).annotate({ identifier: "ProposalChange" })
+)
 export type ProposalChange = typeof ProposalChange.Type
 
 /** POST /api/proposals. */
