@@ -1,7 +1,14 @@
 import { Result } from "effect"
 import { sign } from "../auth/Signature.ts"
 import { signStandardWebhook } from "../auth/StandardWebhook.ts"
-import { nextAttemptAt, retryAfterSeconds, scheduled, statusVerdict, type RetryPolicy } from "../kernel/RetryPolicy.ts"
+import {
+  maxRetryWaitSeconds,
+  nextAttemptAt,
+  retryAfterSeconds,
+  scheduled,
+  statusVerdict,
+  type RetryPolicy
+} from "../kernel/RetryPolicy.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import type { DecisionStatus } from "./Decision.ts"
 import type { DeliveryResult } from "./WebhookOutbox.ts"
@@ -13,7 +20,8 @@ export const webhookStatuses: ReadonlyArray<DecisionStatus> = ["needs_info", "re
 /** Seconds before each retry: from 60 s up to 12 h, the last step repeated no more. */
 export const defaultRetrySchedule: ReadonlyArray<number> = [60, 300, 1800, 7200, 21600, 43200]
 
-export const maxRetryDelaySeconds = 12 * 60 * 60
+/** The longest wait between two attempts, every outbox's (core/kernel/RetryPolicy.ts). */
+export const maxRetryDelaySeconds = maxRetryWaitSeconds
 
 /**
  * `WEBHOOK_RETRY_SCHEDULE`: seconds, comma-separated, each above 0 and at most 12 hours (decimals allowed,

@@ -1,4 +1,6 @@
-/** The limits of the three documents, by name. Sizes are in characters unless the name says bytes. */
+import { maxRetryWaitSeconds } from "./RetryPolicy.ts"
+
+/** The platform's limits, by name. Sizes are in characters unless the name says bytes. */
 
 export const Hub = {
   eventBodyBytes: 64 * 1024,
@@ -11,7 +13,7 @@ export const Hub = {
   registryRoleSlugsMax: 8,
   registryPermissionsMax: 16,
   eventRedeliveryMinSeconds: 60,
-  eventRedeliveryMaxSeconds: 12 * 60 * 60,
+  eventRedeliveryMaxSeconds: maxRetryWaitSeconds,
   serviceDataQueryMinLength: 2,
   serviceDataQueryMaxLength: 200,
   serviceDataLimitMin: 1,
