@@ -102,7 +102,8 @@ const tasksCases: { readonly [Tag in TasksDomainError["_tag"]]: readonly [TasksD
 
 describe("domain errors reach HTTP through one exhaustive mapping per dialect", () => {
   it("does not compile a mapping that leaves an error out, nor an answer for an error that is not mapped", () => {
-    // These lines are checked by `tsc -p .`: each must be a type error, or the check itself fails.
+    // These lines are checked by `tsc -p .`: each must be a type error, or the check itself fails. The Effect
+    // language service sees the same unhandled errors; it is told they are meant.
     const compileChecks = () => {
       const { NotFound: _left, ...envelopeWithoutNotFound } = envelopeAnswers
       // @ts-expect-error the envelope mapping must answer every error of the union
@@ -111,12 +112,16 @@ describe("domain errors reach HTTP through one exhaustive mapping per dialect", 
       // @ts-expect-error the task inbox mapping must answer every error of its union
       const incompleteTasks: ErrorAnswers<TasksDomainError, void> = tasksWithoutProposal
       // @ts-expect-error a handler failing with an unmapped error cannot be answered by the decisions dialect
+      // @effect-diagnostics-next-line missingEffectError:off
       const decisions = Effect.catch(Effect.fail(new Unmapped()), decisionsErrorResponse)
       // @ts-expect-error nor by the hub's
+      // @effect-diagnostics-next-line missingEffectError:off
       const hub = Effect.catch(Effect.fail(new Unmapped()), hubErrorResponse)
       // @ts-expect-error nor by the task inbox's
+      // @effect-diagnostics-next-line missingEffectError:off
       const tasks = Effect.catch(Effect.fail(new Unmapped()), tasksErrorResponse)
       // @ts-expect-error a decisions error is not one the hub answers
+      // @effect-diagnostics-next-line missingEffectError:off
       const crossed = hubErrorResponse(new UnknownRole({ validRoles: [] }))
       return [incomplete, incompleteTasks, decisions, hub, tasks, crossed]
     }
