@@ -10,7 +10,7 @@ import { TemplateStoreMemory } from "../../adapters/memory/decisions/TemplateSto
 import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
-import type { RetryPolicy } from "../../core/decisions/ActionMachine.ts"
+import type { RetryPolicy } from "../../core/kernel/RetryPolicy.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"

@@ -1,6 +1,7 @@
 import { Result } from "effect"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { safeMessage } from "../kernel/SafeMessage.ts"
+import { doubling, nextAttemptAt, type RetryPolicy } from "../kernel/RetryPolicy.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 
 /**
@@ -48,17 +49,26 @@ export type ActionEvent =
   | { readonly _tag: "CredentialsSet" }
   | { readonly _tag: "Retry" }
 
-export interface RetryPolicy {
-  /** Attempts before an action is dead-lettered. */
+/**
+ * The record actions' retries, on the one policy every outbox applies (core/kernel/RetryPolicy.ts): after
+ * the nth failed attempt, `firstSeconds` doubled n - 1 times, capped at `maxSeconds`, plus up to a quarter of
+ * it (the attempt's jitter), until `maxAttempts` attempts have failed: then the action is dead-lettered.
+ */
+export const actionRetryPolicy = (options: {
   readonly maxAttempts: number
-  /** Delay before retry n (1-based), before jitter. */
-  readonly delayMs: (attempt: number) => number
-}
+  readonly firstSeconds: number
+  readonly maxSeconds: number
+}): RetryPolicy => ({
+  baseDelaySeconds: (attemptsBefore) =>
+    attemptsBefore + 1 < options.maxAttempts ? doubling(options.firstSeconds)(attemptsBefore) : undefined,
+  jitterShare: 0.25,
+  minSeconds: 0,
+  maxSeconds: options.maxSeconds,
+  otherStatuses: "retry"
+})
 
-export const defaultRetryPolicy: RetryPolicy = {
-  maxAttempts: 6,
-  delayMs: (attempt) => Math.min(30_000 * 2 ** (attempt - 1), 60 * 60 * 1000)
-}
+/** Six attempts, from 30 s up to an hour between two. */
+export const defaultRetryPolicy: RetryPolicy = actionRetryPolicy({ maxAttempts: 6, firstSeconds: 30, maxSeconds: 3600 })
 
 export interface Refused {
   readonly _tag: "Refused"
@@ -77,8 +87,8 @@ const without = <S extends ActionState>(state: S, ...keys: ReadonlyArray<keyof A
 }
 
 /**
- * One step. `jitter` in [0, 1) spreads retries (it comes from the edge, like `now`); the delay is
- * scaled into [50%, 100%] of the policy's delay. Fields the machine does not know are kept as they are.
+ * One step. `jitter` in [0, 1) spreads retries (it comes from the edge, like `now`; the policy says by how
+ * much). Fields the machine does not know are kept as they are.
  */
 export const stepAction = <S extends ActionState>(
   state: S,
@@ -109,16 +119,11 @@ export const stepAction = <S extends ActionState>(
       if (state.status !== "queued" && state.status !== "retrying") return refuse()
       const attempts = state.attempts + 1
       const lastError = actionError(event.error)
-      if (event.retryable && attempts < policy.maxAttempts) {
-        const delay = Math.round(policy.delayMs(attempts) * (0.5 + Math.min(Math.max(jitter, 0), 0.999) / 2))
-        return Result.succeed({
-          ...state,
-          status: "retrying",
-          attempts,
-          lastError,
-          nextAttemptAt: isoAt(nowMs + delay)
-        })
-      }
+      const next = event.retryable
+        ? nextAttemptAt(policy, { attemptsBefore: state.attempts, nowMs, jitter })
+        : undefined
+      if (next !== undefined)
+        return Result.succeed({ ...state, status: "retrying", attempts, lastError, nextAttemptAt: next })
       return Result.succeed({ ...without(state, "nextAttemptAt"), status: "dead_lettered", attempts, lastError })
     }
     case "NoCredentials":

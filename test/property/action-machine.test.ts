@@ -3,7 +3,6 @@ import { Result } from "effect"
 import * as fc from "fast-check"
 import {
   ActionStatus,
-  defaultRetryPolicy,
   isRunnable,
   stepAction,
   type ActionEvent,
@@ -11,6 +10,8 @@ import {
 } from "../../core/decisions/ActionMachine.ts"
 
 const t0 = Date.parse("2030-01-01T00:00:00.000Z")
+/** The default policy gives an action six attempts. */
+const defaultMaxAttempts = 6
 
 const armed = (optionId: string): ActionState => ({
   id: "act_1",
@@ -80,16 +81,17 @@ describe("the record action state machine (model-based)", () => {
             if (event._tag === "Succeeded") successes++
             if (event._tag === "Failed") {
               assert.strictEqual(state.attempts, before.attempts + 1)
-              const retry = event.retryable && state.attempts < defaultRetryPolicy.maxAttempts
+              const retry = event.retryable && state.attempts < defaultMaxAttempts
               assert.strictEqual(state.status, retry ? "retrying" : "dead_lettered")
               assert.isAtMost(state.lastError!.length, 200)
               assert.notInclude(state.lastError!, "/srv")
               assert.notInclude(state.lastError!, "ECONNREFUSED")
               if (retry) {
+                // 30 s doubling at each failed attempt, at most an hour, plus up to a quarter for jitter.
                 const delay = Date.parse(state.nextAttemptAt!) - now
-                const full = defaultRetryPolicy.delayMs(state.attempts)
-                assert.isAtLeast(delay, Math.floor(full / 2))
-                assert.isAtMost(delay, full)
+                const base = Math.min(30_000 * 2 ** (state.attempts - 1), 3_600_000)
+                assert.isAtLeast(delay, base)
+                assert.isAtMost(delay, Math.min(base * 1.25, 3_600_000))
                 assert.isFalse(isRunnable(state, now + delay - 1))
                 assert.isTrue(isRunnable(state, now + delay))
               }
@@ -112,13 +114,13 @@ describe("the record action state machine (model-based)", () => {
     let state = Result.getOrThrow(
       stepAction(armed("opt_a"), { _tag: "DecisionResolved", appliedOptionId: "opt_a" }, t0, 0)
     )
-    for (let i = 0; i < defaultRetryPolicy.maxAttempts; i++) {
+    for (let i = 0; i < defaultMaxAttempts; i++) {
       state = Result.getOrThrow(
         stepAction(state, { _tag: "Failed", error: "Upstream answered 503", retryable: true }, t0, 0.5)
       )
     }
     assert.strictEqual(state.status, "dead_lettered")
-    assert.strictEqual(state.attempts, defaultRetryPolicy.maxAttempts)
+    assert.strictEqual(state.attempts, defaultMaxAttempts)
     assert.strictEqual(state.lastError, "Upstream answered 503")
     const requeued = Result.getOrThrow(stepAction(state, { _tag: "Retry" }, t0, 0))
     assert.strictEqual(requeued.status, "queued")

@@ -6,7 +6,7 @@ import {
   RecordUpdaterMemory,
   RecordUpdaterMemoryLog
 } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
-import type { ActionStatus } from "../../core/decisions/ActionMachine.ts"
+import { actionRetryPolicy, type ActionStatus } from "../../core/decisions/ActionMachine.ts"
 import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
 import { Decisions, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
@@ -21,7 +21,7 @@ const stack = () =>
     Templates.layer,
     RecordActions.layer({
       secretsKey: Redacted.make("model-test-key"),
-      retryPolicy: { maxAttempts, delayMs: () => 0 }
+      retryPolicy: actionRetryPolicy({ maxAttempts, firstSeconds: 0, maxSeconds: 0 })
     })
   ).pipe(
     Layer.provideMerge(Decisions.layer),

@@ -2,6 +2,7 @@ import { Layer, Redacted } from "effect"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { RecordUpdaterMemory } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
 import { DecisionsDataMemory, DecisionsUseCases, type DecisionsSettings } from "../../apps/server/DecisionsLayers.ts"
+import { actionRetryPolicy } from "../../core/decisions/ActionMachine.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"
 
@@ -22,7 +23,7 @@ export const testDecisionsSettings: DecisionsSettings = {
   allowLoopbackHttp: true,
   webhookRetrySchedule: testRetrySchedule,
   webhookTimeoutMs: 500,
-  recordActionRetryPolicy: { maxAttempts: 3, delayMs: () => 50 }
+  recordActionRetryPolicy: actionRetryPolicy({ maxAttempts: 3, firstSeconds: 0.05, maxSeconds: 0.05 })
 }
 
 /** Webhooks as tests run them (for stacks that wire the use cases themselves). */
