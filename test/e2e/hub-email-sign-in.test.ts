@@ -12,6 +12,7 @@ import {
   type SignInStackOptions
 } from "../support/HubSignIn.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { signInLinkIn } from "../support/EmailSignIn.ts"
 
 const smtpServer = Effect.acquireRelease(
   Effect.promise(() => startSmtpServer()),
@@ -64,9 +65,9 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 })
 
 const linkIn = (text: string) => {
-  const match = /https?:\/\/\S+\/auth\/email\/callback\?token=[A-Za-z0-9_%-]+/.exec(text)
-  if (match === null) throw new Error(`no sign-in link in: ${text}`)
-  return match[0]
+  const link = signInLinkIn(text)
+  if (link === undefined) throw new Error(`no sign-in link in: ${text}`)
+  return link
 }
 
 const cookieOf = (headers: Headers) => {

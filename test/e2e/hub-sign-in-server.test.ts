@@ -2,6 +2,7 @@ import { afterEach, assert, describe, it } from "vitest"
 import { sign } from "../../core/auth/Signature.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { signInLinkIn } from "../support/EmailSignIn.ts"
 
 const running: Array<RunningServer> = []
 const smtps: Array<SmtpTestServer> = []
@@ -22,8 +23,6 @@ const until = async <A>(what: string, attempt: () => Promise<A | undefined>, ms 
     await new Promise((r) => setTimeout(r, 100))
   }
 }
-
-const linkIn = (text: string) => /http:\/\/\S+\/auth\/email\/callback\?token=[A-Za-z0-9_%-]+/.exec(text)?.[0]
 
 describe("email sign-in in the bundled server (a real process, the embedded default, a real SMTP server)", () => {
   it("signs a member in by email link, names their organizations, and an acknowledged link survives a crash", async () => {
@@ -70,7 +69,7 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
     assert.strictEqual((await ask()).status, 202)
     const [mail] = await smtp.waitFor("ada@acme.test", 1, 30_000)
     assert.strictEqual(mail!.from, "hub@acme.test")
-    const link = linkIn(mail!.text)!
+    const link = signInLinkIn(mail!.text)!
     assert.isTrue(link.startsWith(`${hub()}/auth/email/callback?token=`))
     const opened = await fetch(link, { redirect: "manual" })
     assert.strictEqual(opened.status, 303)
@@ -123,7 +122,7 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
     running.push(server)
     // After the restart the queued email goes out (once the retry is due), and its link works.
     const mails = await smtp.waitFor("ada@acme.test", 2, 60_000)
-    const again = await fetch(linkIn(mails[1]!.text)!, { redirect: "manual" })
+    const again = await fetch(signInLinkIn(mails[1]!.text)!, { redirect: "manual" })
     assert.strictEqual(again.status, 303)
   }, 180_000)
 })

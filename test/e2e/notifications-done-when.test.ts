@@ -2,6 +2,7 @@ import { afterEach, assert, describe, it } from "vitest"
 import { about, acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { isSignInMail, signInByEmailedLink } from "../support/EmailSignIn.ts"
 
 /**
  * Notifications reach people, end to end, on the bundled server and its embedded database with an SMTP server
@@ -26,27 +27,6 @@ const batchMillis = 1000
 const slowStart = { readyWithinMillis: 240_000 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Signs the person in at the hub by the link emailed to them; answers their `hub_session` cookie. */
-const signIn = async (hub: string, smtp: SmtpTestServer, email: string) => {
-  const before = smtp.to(email).length
-  const asked = await fetch(`${hub}/auth/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email })
-  })
-  assert.strictEqual(asked.status, 202)
-  const mail = (await smtp.waitFor(email, before + 1, 60_000))[before]!
-  const link = /https?:\/\/\S+\/auth\/email\/callback\?token=[A-Za-z0-9_%-]+/.exec(mail.text)?.[0]
-  assert.isDefined(link, mail.text)
-  // The hub's public address is its loopback listener: the emailed link is followed as it is.
-  assert.isTrue(link!.startsWith(`${hub}/`), link)
-  const landed = await fetch(link!, { redirect: "manual" })
-  assert.strictEqual(landed.status, 303)
-  const cookie = /hub_session=([^;]+)/.exec(landed.headers.get("set-cookie") ?? "")?.[1]
-  assert.isDefined(cookie)
-  return `hub_session=${cookie}`
-}
-
 /** A GET with the person's session. */
 const get = async (url: string, cookie: string) => {
   const response = await fetch(url, { headers: { cookie }, redirect: "manual" })
@@ -56,7 +36,7 @@ const get = async (url: string, cookie: string) => {
 
 /** The notification emails (not sign-in links) a person received that name `link`. */
 const emailsAbout = (smtp: SmtpTestServer, email: string, link: string) =>
-  smtp.to(email).filter((m) => !m.text.includes("/auth/email/callback") && m.text.includes(link))
+  smtp.to(email).filter((m) => !isSignInMail(m) && m.text.includes(link))
 
 describe("notifications reach people (embedded database, SMTP, one-second digests)", () => {
   it("feed, email link to the page, the answer to the asker, and exactly one email across a crash", async () => {
@@ -97,7 +77,9 @@ describe("notifications reach people (embedded database, SMTP, one-second digest
     })
     assert.isBelow(installed.status, 300, JSON.stringify(installed.json))
     const sessions = new Map<string, string>()
-    for (const email of holders) sessions.set(email, await signIn(hub, smtp, email))
+    for (const email of holders) {
+      sessions.set(email, `hub_session=${await signInByEmailedLink({ hubUrl: hub, smtp, email })}`)
+    }
 
     // The caller asks the role; each holder has it in their own feed, unread, and in an email.
     const created = await p.caller(key, "/api/v1/decisions", {

@@ -6,6 +6,7 @@ import { launchBrowser, phoneViewport, seriousViolations, watchCsp, watchPageErr
 import { newPushKeys, startPeer } from "../support/NotificationPeers.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { signInByEmailedLink } from "../support/EmailSignIn.ts"
 
 /**
  * "Notify this browser" in the workspace, in Chromium against the bundled server. Headless Chromium reaches no
@@ -71,14 +72,7 @@ const admin = (method: string, path: string, body?: unknown) =>
 /** Ada in the directory, signed in by her emailed link; answers her session cookie's value. */
 const signIn = async () => {
   assert.strictEqual((await admin("POST", "/api/v1/admin/users", { email: ada, name: "Ada" })).status, 201)
-  assert.strictEqual((await call("POST", "/auth/email", { email: ada })).status, 202)
-  const [mail] = await smtp.waitFor(ada, 1)
-  const link = /https?:\/\/\S+\/auth\/email\/callback\?token=[A-Za-z0-9_%-]+/.exec(mail!.text)?.[0]
-  assert.isDefined(link)
-  const landed = await call("GET", new URL(link!).pathname + new URL(link!).search)
-  const session = /hub_session=([^;]+)/.exec(landed.headers.get("set-cookie") ?? "")?.[1]
-  assert.isDefined(session)
-  return session!
+  return signInByEmailedLink({ hubUrl: hub(), smtp, email: ada })
 }
 
 /** A third-party producer registered at the hub; `notify` files a notification for a person through it. */
