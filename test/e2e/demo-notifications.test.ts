@@ -3,23 +3,12 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { until } from "../support/Until.ts"
 
 const running: Array<RunningServer> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.stop("SIGKILL")))
 })
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (true) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
 
 /** `npm run seed` on a data directory: its exit code and output. */
 const seed = (env: Record<string, string>) =>

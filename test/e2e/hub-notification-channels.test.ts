@@ -8,6 +8,7 @@ import { newPushKeys, startPeer } from "../support/NotificationPeers.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
 import { isSignInMail, signInByEmailedLink } from "../support/EmailSignIn.ts"
+import { until as waitUntil } from "../support/Until.ts"
 
 /**
  * The hub's channels against real peers, on a real server process: an SMTP server receives the emails (one
@@ -29,15 +30,8 @@ const publicUrl = "https://workspace.example.test"
 /** Long enough that the test files every notification of a digest inside one interval, even on a busy machine. */
 const digestMillis = 8_000
 
-const until = async <A>(what: string, attempt: () => Promise<A | undefined>, ms = 60_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await attempt().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+/** Waits as the shared `until` does, a minute by default: these servers send on second-long schedules. */
+const until = <A>(what: string, attempt: () => Promise<A | undefined>, ms = 60_000) => waitUntil(what, attempt, ms)
 
 const freshPostgres = async (serverUrl: string) => {
   const name = `hitl_channels_${randomBytes(5).toString("hex")}`

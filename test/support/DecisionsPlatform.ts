@@ -11,18 +11,7 @@ import { mintToken } from "./Tokens.ts"
  * development embed key) and its caller plane with a caller key.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Polls `probe` (a throw counts as not yet) until it answers something, or fails after `timeoutMs`. */
-export const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (true) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
+export { until } from "./Until.ts"
 
 export interface FeedItem {
   readonly id: string
