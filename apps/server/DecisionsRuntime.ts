@@ -1,4 +1,5 @@
 import { Effect, Layer, type Redacted, Schedule } from "effect"
+import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
@@ -45,11 +46,12 @@ export const DecisionsWorkers = (everyMillis: number) =>
  * Relays the decisions service's event outbox to the hub, signed with DECISIONS_SIGNING_KEY: the
  * notifications of docs/notifications.md, "What services emit".
  */
-export const DecisionsEventRelay = (options: {
+export const DecisionsEventRelay = <E = never, R = never>(options: {
   readonly hubUrl: string
   readonly signingKey: Redacted.Redacted<string> | undefined
   readonly pollMillis: number
   readonly leaseMillis?: number | undefined
+  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
 }) =>
   ProducerRelayWorker({
     service: "decisions",

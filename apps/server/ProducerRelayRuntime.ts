@@ -1,5 +1,7 @@
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import { HubEventPublisherHttp, hubCatalogLists } from "../../adapters/http/HubEventPublisherHttp.ts"
+import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
+import type { IdGenerator } from "../../core/kernel/Ids.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
 
@@ -15,8 +17,11 @@ const batchSize = 50
  * The relay begins once the hub's catalog lists the producer's notification type: before that (the hub still
  * starting, the service not registered yet) a delivery would be refused, and a refusal is final. Until then
  * the events wait in the outbox.
+ *
+ * Events go over HTTP to `hubUrl`, unless `publisher` gives another way to the same hub (the bundled server
+ * hands them to its own hub in process: adapters/http/HubEventPublisherInProcess.ts).
  */
-export const ProducerRelayWorker = (options: {
+export const ProducerRelayWorker = <E = never, R = never>(options: {
   /** The producer's service id, for the logs. */
   readonly service: string
   /** The setting that holds its signing key, named in the warning when it is unset. */
@@ -28,6 +33,7 @@ export const ProducerRelayWorker = (options: {
   readonly leaseMillis?: number | undefined
   /** The type whose presence in the hub's catalog says the hub will take this producer's events. */
   readonly notificationType: string
+  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
 }) =>
   options.signingKey === undefined
     ? Layer.effectDiscard(
@@ -67,5 +73,12 @@ export const ProducerRelayWorker = (options: {
         })
       ).pipe(
         Layer.provide(ProducerRelay.layer({ leaseMillis: options.leaseMillis })),
-        Layer.provide(HubEventPublisherHttp({ hubUrl: options.hubUrl, signingKey: options.signingKey }))
+        Layer.provide(publisherLayer(options.hubUrl, options.signingKey, options.publisher))
       )
+
+const publisherLayer = <E, R>(
+  hubUrl: string,
+  signingKey: Redacted.Redacted<string>,
+  publisher: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
+): Layer.Layer<HubEventPublisher, E, R | IdGenerator> =>
+  publisher === undefined ? HubEventPublisherHttp({ hubUrl, signingKey }) : publisher(signingKey)

@@ -2,6 +2,7 @@ import type { HttpServerResponse } from "effect/http"
 import { withSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
 import { Sessions } from "../../core/hub/Sessions.ts"
 import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { HubEventPublisherInProcess } from "../../adapters/http/HubEventPublisherInProcess.ts"
 import { FetchHttpClient } from "effect/http"
 import { Otlp, PrometheusMetrics } from "effect/observability"
 import { listen } from "../../adapters/http/ServiceHttp.ts"
@@ -182,42 +183,6 @@ export const makeServer = (options: ServerOptions) => {
   const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
-  // Without a key to seal secrets, registering a webhook or a record-store token is refused (fail closed).
-  const decisions = DecisionsUseCases(
-    {
-      secretsKey: secrets.DECISIONS_SECRETS_KEY,
-      allowLoopbackHttp: !production,
-      webhookRetrySchedule: config.webhookRetrySchedule,
-      webhookTimeoutMs: config.webhookTimeoutMillis
-    },
-    {
-      data: options.decisionsData,
-      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
-      webhookSender: WebhookSenderHttp({ allowLoopback: !production })
-    }
-  )
-  const decisionsListener = listen(decisionsRoutes(settings), {
-    ...at(ports.decisions),
-    service: "decisions",
-    dialect: "decisions"
-  }).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        ExpirySweep(config.expirySweepMillis),
-        DecisionsWorkers(config.workerPollMillis),
-        DecisionsEventRelay({
-          hubUrl: urls.hub,
-          signingKey: secrets.DECISIONS_SIGNING_KEY,
-          pollMillis: config.eventRelayPollMillis,
-          leaseMillis: config.eventRelayLeaseMillis
-        }),
-        purgeIdempotency
-      )
-    ),
-    Layer.provide(decisions),
-    Layer.provide(migrationsLayer("decisions", decisionsMigrations))
-  )
-
   // The hub over the `hub` schema (HubLayers.ts). Without HUB_SECRETS_KEY the registry fails closed: nothing
   // is registered and signed routes refuse.
   const hub = HubUseCases(
@@ -252,6 +217,48 @@ export const makeServer = (options: ServerOptions) => {
       )
     )
   )
+  // Without a key to seal secrets, registering a webhook or a record-store token is refused (fail closed).
+  const decisions = DecisionsUseCases(
+    {
+      secretsKey: secrets.DECISIONS_SECRETS_KEY,
+      allowLoopbackHttp: !production,
+      webhookRetrySchedule: config.webhookRetrySchedule,
+      webhookTimeoutMs: config.webhookTimeoutMillis
+    },
+    {
+      data: options.decisionsData,
+      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
+      webhookSender: WebhookSenderHttp({ allowLoopback: !production })
+    }
+  )
+  // The services' events reach the hub of this process without a round trip over HTTP, unless HUB_URL names
+  // a hub of its own (then they go over HTTP, signed, as from any producer).
+  const hubInProcess = Option.isNone(config.hubUrl)
+    ? (signingKey: Redacted.Redacted<string>) => HubEventPublisherInProcess({ signingKey }).pipe(Layer.provide(hub))
+    : undefined
+  const decisionsListener = listen(decisionsRoutes(settings), {
+    ...at(ports.decisions),
+    service: "decisions",
+    dialect: "decisions"
+  }).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        ExpirySweep(config.expirySweepMillis),
+        DecisionsWorkers(config.workerPollMillis),
+        DecisionsEventRelay({
+          hubUrl: urls.hub,
+          signingKey: secrets.DECISIONS_SIGNING_KEY,
+          pollMillis: config.eventRelayPollMillis,
+          leaseMillis: config.eventRelayLeaseMillis,
+          publisher: hubInProcess
+        }),
+        purgeIdempotency
+      )
+    ),
+    Layer.provide(decisions),
+    Layer.provide(migrationsLayer("decisions", decisionsMigrations))
+  )
+
   // The workers, the first-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(
     HubWorkers(config.hubWorkerPollMillis),
@@ -326,7 +333,8 @@ export const makeServer = (options: ServerOptions) => {
         hubUrl: urls.hub,
         signingKey: secrets.TASKS_SIGNING_KEY,
         pollMillis: config.eventRelayPollMillis,
-        leaseMillis: config.eventRelayLeaseMillis
+        leaseMillis: config.eventRelayLeaseMillis,
+        publisher: hubInProcess
       })
     ),
     Layer.provide(TasksSql({ publicUrl: tasksUrl, machineKeys: config.tasksMachineKeys })),

@@ -1,4 +1,5 @@
 import { Effect, Layer, Option, Redacted, Result } from "effect"
+import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
@@ -51,11 +52,12 @@ export const TasksSql = (options: { readonly publicUrl: string; readonly machine
   )
 
 /** Relays the task inbox's event outbox to the hub, signed with TASKS_SIGNING_KEY. */
-export const TasksEventRelay = (options: {
+export const TasksEventRelay = <E = never, R = never>(options: {
   readonly hubUrl: string
   readonly signingKey: Redacted.Redacted<string> | undefined
   readonly pollMillis: number
   readonly leaseMillis?: number | undefined
+  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
 }) =>
   ProducerRelayWorker({
     service: "tasks",
