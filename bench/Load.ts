@@ -13,6 +13,8 @@ export interface Target {
   readonly origin: string
   /** Called once per request sent, so every request may differ. */
   readonly next: () => RequestShape
+  /** CPU seconds the serving processes have used so far: read before and after the measured run. */
+  readonly cpuSeconds?: (() => number) | undefined
 }
 
 export interface LoadOptions {
@@ -79,7 +81,9 @@ const run = (target: Target, connections: number, amount: number, record: (statu
  *
  * Latencies are kept in full from autocannon's per-response event (its own histogram rounds to whole
  * milliseconds, too coarse for a raw baseline). Every answer outside 2xx and every connection error is
- * counted, warm-up included.
+ * counted, warm-up included. The CPU time the serving processes spend per answer is read from the target's
+ * `cpuSeconds` around the measured run: steadier than req/s on a shared machine, and the work that the run
+ * set off after its answers (relays, workers) and finished within the run is included.
  */
 export const drive = async (target: Target, options: LoadOptions): Promise<Figures> => {
   const non2xx: Record<string, number> = {}
@@ -97,13 +101,17 @@ export const drive = async (target: Target, options: LoadOptions): Promise<Figur
   } while (performance.now() < warmupUntil)
   let latencies: Array<number> = []
   const amount = Math.max(options.connections * 10, Math.round(rate * options.seconds))
+  const cpuBefore = target.cpuSeconds?.()
   const result = await run(target, options.connections, amount, (status, ms) => {
     countStatus(status)
     latencies.push(ms)
   })
+  const cpuAfter = target.cpuSeconds?.()
   const sorted = Float64Array.from(latencies).sort()
   latencies = []
   return {
+    cpuMsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / sorted.length,
     requests: sorted.length,
     seconds: result.seconds,
     requestsPerSecond: sorted.length / result.seconds,

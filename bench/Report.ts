@@ -14,6 +14,8 @@ export interface Figures {
   readonly non2xx: Readonly<Record<string, number>>
   /** Connection errors and timeouts. */
   readonly errors: number
+  /** CPU milliseconds the serving processes used per answer over the measured run, when it was read. */
+  readonly cpuMsPerRequest?: number | undefined
 }
 
 export interface Row {
@@ -125,6 +127,7 @@ export const asExtraFigures = (source: string, value: unknown): ReadonlyArray<Ex
 const rate = (n: number) => Math.round(n).toLocaleString("en")
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0))
 const times = (n: number | undefined) => (n === undefined ? "-" : n < 0.1 ? n.toFixed(3) : n.toFixed(2))
+const cpu = (n: number | undefined) => (n === undefined ? "-" : n.toFixed(2))
 const failuresText = (figures: Figures | undefined) => (figures === undefined ? "-" : String(failures(figures)))
 
 const headers = [
@@ -134,10 +137,12 @@ const headers = [
   "req/s",
   "p50 ms",
   "p99 ms",
+  "cpu ms",
   "non-2xx",
   "raw req/s",
   "raw p50",
   "raw p99",
+  "raw cpu",
   "raw non-2xx",
   "ratio"
 ] as const
@@ -150,10 +155,12 @@ const cells = (row: Row): ReadonlyArray<string> => [
   rate(row.server.requestsPerSecond),
   ms(row.server.p50Ms),
   ms(row.server.p99Ms),
+  cpu(row.server.cpuMsPerRequest),
   failuresText(row.server),
   row.baseline === undefined ? "-" : rate(row.baseline.requestsPerSecond),
   row.baseline === undefined ? "-" : ms(row.baseline.p50Ms),
   row.baseline === undefined ? "-" : ms(row.baseline.p99Ms),
+  cpu(row.baseline?.cpuMsPerRequest),
   failuresText(row.baseline),
   times(ratio(row.server, row.baseline))
 ]

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { closeSync, openSync } from "node:fs"
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import pg from "pg"
 
@@ -20,6 +20,40 @@ export interface ChildService {
   /** Everything the process printed, kept in a file for when something goes wrong. */
   readonly logFile: string
   readonly stop: () => Promise<void>
+  /** CPU seconds (user and system) used so far by the process group: npm, its shell and the server under it. */
+  readonly cpuSeconds: () => number
+}
+
+/** Linux's clock ticks per second, the unit of /proc/<pid>/stat's CPU times (100 on every common build). */
+const ticksPerSecond = 100
+
+/**
+ * CPU seconds used so far by the live processes of a process group, summed from /proc (Linux only; 0
+ * elsewhere). A process's own threads are included; a process that has exited is not, so the group must
+ * be the same before and after what is measured.
+ */
+export const processGroupCpuSeconds = (group: number): number => {
+  let ticks = 0
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+    } catch {
+      continue
+    }
+    // Fields after the command (which may hold spaces) in parentheses: state ppid pgrp ... utime(14) stime(15).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    if (Number(fields[2]) !== group) continue
+    ticks += Number(fields[11]) + Number(fields[12])
+  }
+  return ticks / ticksPerSecond
 }
 
 /**
@@ -51,6 +85,7 @@ export const spawnService = (
   return {
     child,
     logFile: options.logFile,
+    cpuSeconds: () => (child.pid === undefined ? 0 : processGroupCpuSeconds(child.pid)),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         signal("SIGTERM")

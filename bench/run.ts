@@ -127,8 +127,8 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
     for (const path of paths) {
       if (only !== undefined && !only.includes(path.name)) continue
       for (const options of load) {
-        const serverFigures = await drive(path.server, options)
-        const baselineFigures = await drive(path.baseline, options)
+        const serverFigures = await drive({ ...path.server, cpuSeconds: server.cpuSeconds }, options)
+        const baselineFigures = await drive({ ...path.baseline, cpuSeconds: baseline.cpuSeconds }, options)
         const row: Row = {
           path: path.name,
           database: kind,

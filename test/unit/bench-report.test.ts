@@ -26,7 +26,7 @@ const row = (overrides: Partial<Row> = {}): Row => ({
   database: "embedded",
   connections: 32,
   server: figures(),
-  baseline: figures({ requestsPerSecond: 2000 }),
+  baseline: figures({ requestsPerSecond: 2000, cpuMsPerRequest: 0.25 }),
   ...overrides
 })
 
@@ -62,17 +62,30 @@ describe("bench report", () => {
     const table = textTable([row(), row({ connections: 1, server: figures({ non2xx: { "500": 4 } }) })])
     const lines = table.split("\n")
     assert.strictEqual(lines.length, 4)
-    assert.match(lines[0]!, /^path\s+database\s+conn\s+req\/s\s+p50 ms\s+p99 ms\s+non-2xx\s+raw req\/s/)
-    assert.match(lines[2]!, /^decision create\s+embedded\s+32\s+500\s+1\.23\s+12\.5\s+0\s+2,000\s+.*0\.25$/)
+    assert.match(lines[0]!, /^path\s+database\s+conn\s+req\/s\s+p50 ms\s+p99 ms\s+cpu ms\s+non-2xx\s+raw req\/s/)
+    // The server's CPU per answer was not read (-), the baseline's was (0.25 ms).
+    assert.match(
+      lines[2]!,
+      /^decision create\s+embedded\s+32\s+500\s+1\.23\s+12\.5\s+-\s+0\s+2,000\s+1\.23\s+12\.5\s+0\.25\s+0\s+0\.25$/
+    )
     assert.match(lines[3]!, /\s4\s/)
     assert.strictEqual(new Set(lines.map((line) => line.length)).size <= 2, true)
   })
 
   it("writes the same rows as a markdown table, with the plugged-in figures below", () => {
-    const markdown = markdownTable([row({ baseline: undefined })], [{ name: "start", value: 2500, unit: "ms" }])
+    const markdown = markdownTable(
+      [row({ server: figures({ cpuMsPerRequest: 1.5 }), baseline: undefined })],
+      [{ name: "start", value: 2500, unit: "ms" }]
+    )
     const lines = markdown.split("\n")
-    assert.strictEqual(lines[1], "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    assert.strictEqual(lines[2], "| decision create | embedded | 32 | 500 | 1.23 | 12.5 | 0 | - | - | - | - | - |")
+    assert.strictEqual(
+      lines[1],
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    )
+    assert.strictEqual(
+      lines[2],
+      "| decision create | embedded | 32 | 500 | 1.23 | 12.5 | 1.50 | 0 | - | - | - | - | - | - |"
+    )
     assert.strictEqual(lines[4], "- start: 2500 ms")
   })
 
