@@ -13,6 +13,8 @@ import { decisionsErrorResponse, type DecisionsDomainError } from "../ErrorRespo
 import { ServerDraining } from "../ServiceHttp.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
+import { answersPerRead } from "./LongPollAnswers.ts"
+import { DecisionEnvelope } from "./Schemas.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
 import { PagesHandlers } from "./PagesHandlers.ts"
 
@@ -40,6 +42,7 @@ export const DecisionsUniformHandlers = (config: UniformConfig) =>
 export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
+    const waitAnswer = answersPerRead(DecisionEnvelope, detail)
     return handlers.handleAll({
       create: ({ payload }) =>
         answer(
@@ -52,12 +55,14 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
         answer(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
+            if (query.wait === undefined || query.wait === 0) {
+              return detail(yield* decisions.get(caller.organizationId, params.id))
+            }
             // A long-poll held when the server begins to shut down answers at once, as at the end of its wait.
-            const view =
-              query.wait === undefined || query.wait === 0
-                ? yield* decisions.get(caller.organizationId, params.id)
-                : yield* decisions.waitForChange(caller.organizationId, params.id, query.wait, yield* ServerDraining)
-            return detail(view)
+            // Its waiters share the read of a change, and so its answer, encoded once (LongPollAnswers.ts).
+            return waitAnswer(
+              yield* decisions.waitForChange(caller.organizationId, params.id, query.wait, yield* ServerDraining)
+            )
           })
         ),
       list: ({ query }) =>
