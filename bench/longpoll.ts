@@ -70,6 +70,14 @@ export interface LongPollFigures {
   /** The cancels themselves (a wake-up is timed from a cancel's sending, so it includes this). */
   readonly cancelP50Millis: number
   readonly cancelP99Millis: number
+  /** A waiter's answer after its decision's cancel was answered (negative: before), for where the time goes. */
+  readonly wakeAfterCancelAnswerP50Millis: number
+  readonly wakeAfterCancelAnswerP99Millis: number
+  /**
+   * The server's CPU time from the first cancel sent to the last waiter answered, per decision changed: the
+   * cancel and the answers to its waiters (from /proc; steadier than the times above on a busy machine).
+   */
+  readonly serverCpuPerChangeMillis: number
   /** Long-polls not answered 200 with their cancelled decision (must be 0). */
   readonly wrongWakeAnswers: number
   /** Postgres only: decision reads per change by all its waiters together (the design reads once). */
@@ -89,6 +97,11 @@ const unlimited = "1000000000"
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (millis: number) => new Promise((r) => setTimeout(r, millis))
 const round = (n: number) => Math.round(n * 10) / 10
+/**
+ * With LONGPOLL_PROFILE_DIR set, the server runs from its TypeScript sources (so a profile names their files)
+ * and writes a CPU profile of the cancels and wake-ups alone to that directory (bench/ProfileOnSignal.mjs).
+ */
+const profileDir = process.env["LONGPOLL_PROFILE_DIR"]
 /** Longer than Postgres waits before publishing an idle connection's counters (10 s). */
 const statsQuietMillis = 11_500
 
@@ -314,16 +327,19 @@ const measureOne = async (
   try {
     server = await startBundledServer({
       cwd: root,
-      logFile: join(dir, "server.log"),
+      logFile: process.env["LONGPOLL_SERVER_LOG"] ?? join(dir, "server.log"),
       // The compiled bundle in this very process (scripts/start.mjs imports it): its pid is the server's.
       // SIGUSR2 makes it collect its garbage, so that memory is compared without what was merely not freed yet.
       command: {
         command: process.execPath,
         args: [
           "--expose-gc",
+          ...(process.env["LONGPOLL_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []),
           "--import",
           "data:text/javascript,process.on('SIGUSR2',()=>globalThis.gc())",
-          "scripts/start.mjs"
+          ...(profileDir === undefined
+            ? ["scripts/start.mjs"]
+            : ["--import", "./bench/ProfileOnSignal.mjs", "--import", "tsx", "apps/server/main.ts"])
         ]
       },
       env: {
@@ -342,7 +358,8 @@ const measureOne = async (
         DECISIONS_USER_RATE_LIMIT: unlimited,
         HUB_EVENTS_PER_MINUTE: unlimited,
         HUB_CALLS_PER_MINUTE: unlimited,
-        SHUTDOWN_DRAIN_MS: "60000"
+        SHUTDOWN_DRAIN_MS: "60000",
+        ...(profileDir === undefined ? {} : { PROFILE_DIR: profileDir })
       }
     })
     const origin = server.decisions
@@ -396,15 +413,21 @@ const measureOne = async (
     // The changes: one decision after another, each timed from the moment its cancel is sent.
     if (stats !== undefined) await sleep(statsQuietMillis)
     const scansBefore = stats === undefined ? 0 : await decisionLookups(stats)
+    if (profileDir !== undefined) process.kill(server.child.pid!, "SIGWINCH")
+    const cpuBefore = cpuMillis(server.child.pid!)
     const changedAt: Array<number> = []
+    const answeredAt: Array<number> = []
     const cancels: Array<number> = []
     for (const [i, id] of ids.entries()) {
       changedAt[i] = now()
       cancels.push((await cancel(id)).millis)
+      answeredAt[i] = now()
       await sleep(10)
     }
     cancels.sort((a, b) => a - b)
     const answers = (await answered).answers
+    const serverCpuPerChange = round((cpuMillis(server.child.pid!) - cpuBefore) / ids.length)
+    if (profileDir !== undefined) process.kill(server.child.pid!, "SIGWINCH")
     let readsPerChange: number | string = "1 (embedded: see test/contract/decisions-long-poll.test.ts)"
     let lookupsPerCancelWatched: number | string = "-"
     if (stats !== undefined) {
@@ -414,6 +437,7 @@ const measureOne = async (
       readsPerChange = round(scans / ids.length - lookupsAlone)
     }
     const wakes = answers.map(([decision, at]) => Math.max(0, at - changedAt[decision]!)).sort((a, b) => a - b)
+    const afterCancel = answers.map(([decision, at]) => at - answeredAt[decision]!).sort((a, b) => a - b)
     const wrongWakeAnswers = wrongAnswers(`[${database}] wake-up`, answers, "cancelled")
 
     // Shutdown: the same crowd held again (on cancelled decisions, which never change), then SIGTERM.
@@ -447,6 +471,9 @@ const measureOne = async (
       wakeMaxMillis: round(wakes[wakes.length - 1] ?? 0),
       cancelP50Millis: round(percentile(cancels, 50)),
       cancelP99Millis: round(percentile(cancels, 99)),
+      wakeAfterCancelAnswerP50Millis: round(percentile(afterCancel, 50)),
+      wakeAfterCancelAnswerP99Millis: round(percentile(afterCancel, 99)),
+      serverCpuPerChangeMillis: serverCpuPerChange,
       wrongWakeAnswers,
       readsPerChange,
       lookupsPerCancelAlone: stats === undefined ? "-" : round(lookupsAlone),
