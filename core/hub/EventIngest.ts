@@ -61,6 +61,8 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true })
  * (400), its text and nesting storable (400); the header id against the body id (400); the catalog: type known (400 UNKNOWN_EVENT_TYPE), owned
  * by this producer (403); `data` against the type's schema (400 with details); the usage rule (400/403);
  * then insert-if-absent on (service, id): `accepted` only once the row is committed, else `duplicate`.
+ * A notification is stored for the processor (EventProcessor) and wakes it; an event of any other type has
+ * nothing left to do after the acknowledgement, so it is stored already processed.
  */
 export class EventIngest extends Context.Service<
   EventIngest,
@@ -173,9 +175,11 @@ export class EventIngest extends Context.Service<
             subject: event.subject,
             data: event.data,
             deliveryId: headers.delivery!,
-            receivedAt: isoAt(nowMs)
+            receivedAt: isoAt(nowMs),
+            // Only a notification has work after the acknowledgement; any other type is done once stored.
+            processed: !entry.isNotification
           })
-          if (inserted === "new") yield* wakeup.wake
+          if (inserted === "new" && entry.isNotification) yield* wakeup.wake
           return { status: inserted === "new" ? "accepted" : "duplicate", id: event.id } satisfies IngestOutcome
         })
 

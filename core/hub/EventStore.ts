@@ -29,13 +29,22 @@ export interface StoredEvent {
   readonly processedAt: string | null
 }
 
-export type NewEvent = Omit<StoredEvent, "status" | "attempts" | "processedAt">
+export interface NewEvent extends Omit<StoredEvent, "status" | "attempts" | "processedAt"> {
+  /**
+   * Nothing is left to do after the acknowledgement (a type that is not a notification): the event is stored
+   * `processed` at its receipt, so no processor ever claims it. Default false: stored `accepted`.
+   */
+  readonly processed?: boolean | undefined
+}
 
 /** The event store port. Infrastructure failures are defects. */
 export class EventStore extends Context.Service<
   EventStore,
   {
-    /** Stores the event unless (service, id) is stored: `new` only once the row is committed. Atomic. */
+    /**
+     * Stores the event unless (service, id) is stored: `new` only once the row is committed. Atomic. Stored
+     * `accepted`, or `processed` at `receivedAt` when `processed` is set.
+     */
     readonly insert: (event: NewEvent) => Effect.Effect<"new" | "duplicate">
     /**
      * Claims up to `limit` accepted events whose lease has passed (oldest first), holding each until

@@ -71,6 +71,42 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("stores an event with nothing left to do as processed at its receipt, never to be claimed", () =>
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const service = freshService()
+          // Received before anything else in this suite, so a claim would take them first.
+          const done = eventOf(service, { receivedAt: at(2000), processed: true })
+          const waiting = eventOf(service, { receivedAt: at(2000, 1), processed: false })
+          // Concurrent, so both go in one batched statement where the adapter batches.
+          const outcomes = yield* Effect.all([store.insert(done), store.insert(waiting)], { concurrency: 2 })
+          assert.deepStrictEqual(outcomes, ["new", "new"])
+          const { processed: _done, ...doneStored } = done
+          const { processed: _waiting, ...waitingStored } = waiting
+          assert.deepStrictEqual(yield* store.find(service, done.id), {
+            ...doneStored,
+            status: "processed",
+            attempts: 0,
+            processedAt: at(2000)
+          })
+          assert.deepStrictEqual(yield* store.find(service, waiting.id), {
+            ...waitingStored,
+            status: "accepted",
+            attempts: 0,
+            processedAt: null
+          })
+          const claimed = (yield* store.claim(at(2030), at(2030, 60), 5000)).filter((e) => e.service === service)
+          assert.deepStrictEqual(
+            claimed.map((e) => e.id),
+            [waiting.id]
+          )
+          yield* store.finish(service, waiting.id, "processed", at(2030, 1))
+          // A repeat stays as first stored.
+          assert.strictEqual(yield* store.insert({ ...waiting, processed: true }), "duplicate")
+          assert.strictEqual((yield* store.find(service, waiting.id))?.processedAt, at(2030, 1))
+        })
+      )
+
       it.effect("1,000 concurrent inserts with 20% duplicates store each event exactly once", () =>
         Effect.gen(function* () {
           const store = yield* EventStore

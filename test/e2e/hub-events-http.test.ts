@@ -357,6 +357,41 @@ describe("event catalog over HTTP", () => {
   )
 })
 
+describe("after the acknowledgement", () => {
+  it.live("an event of a type that is not a notification is stored processed: nothing is left for the processor", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { baseUrl, run } = yield* serve()
+        const acmeKey = yield* run(registerProducer("acme"))
+        assert.strictEqual((yield* addAcmeType(baseUrl)).status, 201)
+        const plainType = yield* admin(baseUrl, "POST", "/api/v1/admin/event-catalog", {
+          type: "acme.report.generated",
+          producer: "acme",
+          dataSchema: { type: "object" }
+        })
+        assert.strictEqual(plainType.status, 201)
+        const plain = notification("acme", "ada@example.com", "Weekly report")
+        const plainBody = plain.body.replace("acme.notification.created", "acme.report.generated")
+        const waiting = notification("acme", "ada@example.com", "Report ready")
+        assert.strictEqual(
+          (yield* deliverHttp(baseUrl, { secret: acmeKey, body: plainBody, eventId: plain.id })).status,
+          202
+        )
+        assert.strictEqual(
+          (yield* deliverHttp(baseUrl, { secret: acmeKey, body: waiting.body, eventId: waiting.id })).status,
+          202
+        )
+        const stored = yield* run(EventStore.use((s) => s.find("acme", plain.id)))
+        assert.deepStrictEqual([stored?.status, stored?.processedAt], ["processed", stored?.receivedAt])
+        assert.strictEqual((yield* run(EventStore.use((s) => s.find("acme", waiting.id))))?.status, "accepted")
+        // The processor claims the notification only.
+        assert.strictEqual(yield* run(EventProcessor.use((p) => p.runDue())), 1)
+        assert.strictEqual((yield* run(EventStore.use((s) => s.find("acme", waiting.id))))?.status, "processed")
+      })
+    )
+  )
+})
+
 describe("notifications end to end", () => {
   it.live(
     "a registered service's signed notification lands once in the user's feed, on the bell, then in one batched email",

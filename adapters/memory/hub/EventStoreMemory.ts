@@ -12,8 +12,12 @@ export const EventStoreMemory = Layer.sync(EventStore, () => {
       Effect.sync(() => {
         const key = keyOf(event.service, event.id)
         if (rows.has(key)) return "duplicate" as const
+        const { processed, ...stored } = structuredClone(event)
         rows.set(key, {
-          event: { ...structuredClone(event), status: "accepted", attempts: 0, processedAt: null },
+          event:
+            processed === true
+              ? { ...stored, status: "processed", attempts: 0, processedAt: stored.receivedAt }
+              : { ...stored, status: "accepted", attempts: 0, processedAt: null },
           leaseUntil: null
         })
         return "new" as const

@@ -104,16 +104,18 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
             subject_company_id: event.subject.companyId ?? null,
             data: event.data ?? null,
             delivery_id: event.deliveryId,
-            received_at: event.receivedAt
+            received_at: event.receivedAt,
+            processed: event.processed === true
           }))
         const inserted = yield* sql<{ readonly service: string; readonly id: string }>`
           INSERT INTO hub.events (service, id, type, occurred_at, subject_email, subject_company_id, data,
-            delivery_id, received_at, status)
+            delivery_id, received_at, status, processed_at)
           SELECT e.service, e.id, e.type, e.occurred_at, e.subject_email, e.subject_company_id, e.data,
-            e.delivery_id, e.received_at, 'accepted'
+            e.delivery_id, e.received_at, CASE WHEN e.processed THEN 'processed' ELSE 'accepted' END,
+            CASE WHEN e.processed THEN e.received_at END
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(service text, id text, type text,
             occurred_at text, subject_email text, subject_company_id text, data jsonb, delivery_id text,
-            received_at timestamptz)
+            received_at timestamptz, processed boolean)
           ON CONFLICT (service, id) DO NOTHING
           RETURNING service, id`
         const fresh = new Set(inserted.map((row) => keyOf(row.service, row.id)))
