@@ -39,8 +39,12 @@ interface Waiter<A, E> {
   readonly endEarly: Effect.Effect<void>
   /** The status of its first read; undefined until then. */
   from: string | undefined
-  readonly first: Deferred.Deferred<A, E>
-  readonly answer: Deferred.Deferred<A, E>
+  /** Resumes the waiting request with its answer, once it waits (see `answer`). */
+  resume: ((exit: Exit.Exit<A, E>) => void) | undefined
+  /** The answer given before the request began to wait for it. */
+  exit: Exit.Exit<A, E> | undefined
+  /** Its own `endEarly` (not the watch's) has completed: its wait is over. */
+  endedEarly: boolean
 }
 
 interface Watch<A, E> {
@@ -101,28 +105,32 @@ export const makeDecisionWatches = <A, E>(
     }
 
     const isOver = (watch: Watch<A, E>, waiter: Waiter<A, E>, now: number) =>
-      waiter.deadline <= now || (watch.ending && waiter.endEarly === watch.endEarly)
+      waiter.deadline <= now || waiter.endedEarly || (watch.ending && waiter.endEarly === watch.endEarly)
+
+    /**
+     * Ends a wait with `exit`. The waiting request goes on at once, in this very call (writing its answer,
+     * for a request of the HTTP API), so a waiter leaves its watch's sets before it is answered.
+     */
+    const answer = (waiter: Waiter<A, E>, exit: Exit.Exit<A, E>) => {
+      if (waiter.resume === undefined) waiter.exit = exit
+      else waiter.resume(exit)
+    }
 
     /** Answers the needy waiters with a current read: a first read (held on from), or a last one. */
     const serve = (watch: Watch<A, E>, exit: Exit.Exit<A, E>, now: number) => {
       const status = Exit.isSuccess(exit) ? options.statusOf(exit.value) : undefined
       for (const waiter of watch.needy) {
-        if (waiter.from === undefined) {
-          Deferred.doneUnsafe(waiter.first, exit)
-          if (status === undefined) {
-            watch.needy.delete(waiter)
-            continue
-          }
+        watch.needy.delete(waiter)
+        if (waiter.from === undefined && status !== undefined) {
           waiter.from = status
           if (!isOver(watch, waiter, now)) {
-            watch.needy.delete(waiter)
             watch.holding.add(waiter)
             watch.nextDeadline = Math.min(watch.nextDeadline, waiter.deadline)
             continue
           }
         }
-        Deferred.doneUnsafe(waiter.answer, exit)
-        watch.needy.delete(waiter)
+        // A failed first read, or a current read for a wait that is over.
+        answer(waiter, exit)
       }
     }
 
@@ -131,8 +139,8 @@ export const makeDecisionWatches = <A, E>(
       const status = Exit.isSuccess(exit) ? options.statusOf(exit.value) : undefined
       for (const waiter of watch.holding) {
         if (status === undefined || status !== waiter.from) {
-          Deferred.doneUnsafe(waiter.answer, exit)
           watch.holding.delete(waiter)
+          answer(waiter, exit)
         }
       }
       serve(watch, exit, now)
@@ -215,10 +223,10 @@ export const makeDecisionWatches = <A, E>(
           Effect.suspend(() => {
             if (watches.get(key) === watch) watches.delete(key)
             // Waiters left behind (the layer closing) must not wait on a watch that is gone.
-            for (const waiter of [...watch.needy, ...watch.holding]) {
-              Deferred.doneUnsafe(waiter.first, Exit.interrupt())
-              Deferred.doneUnsafe(waiter.answer, Exit.interrupt())
-            }
+            const left = [...watch.needy, ...watch.holding]
+            watch.needy.clear()
+            watch.holding.clear()
+            for (const waiter of left) answer(waiter, Exit.interrupt())
             return listening === undefined ? Effect.void : Scope.close(listening, Exit.void)
           })
         )
@@ -244,8 +252,9 @@ export const makeDecisionWatches = <A, E>(
           deadline,
           endEarly,
           from: undefined,
-          first: Deferred.makeUnsafe(),
-          answer: Deferred.makeUnsafe()
+          resume: undefined,
+          exit: undefined,
+          endedEarly: false
         }
         watch.needy.add(waiter)
         if (isCurrent(watch, now)) serve(watch, Exit.succeed(watch.latest!.value), now)
@@ -263,27 +272,37 @@ export const makeDecisionWatches = <A, E>(
         if (watch.needy.delete(waiter) || watch.holding.delete(waiter)) ring(watch)
       })
 
+    /**
+     * The answer of a waiter that has joined its watch: given at once when the watch answered it already, else
+     * when the watch does. One callback per waiting request, nothing more: thousands wait at once.
+     */
+    const answered = (waiter: Waiter<A, E>) =>
+      Effect.callback<A, E>((resume) => {
+        if (waiter.exit !== undefined) resume(waiter.exit)
+        else waiter.resume = resume
+      })
+
     return {
       wait: (organizationId, decisionId, deadline, endEarly) =>
         Effect.acquireUseRelease(
           join(organizationId, decisionId, deadline, endEarly),
           ({ watch, waiter }) =>
-            Effect.gen(function* () {
-              yield* Deferred.await(waiter.first)
-              // Waits that end early with the watch's own `endEarly` are ended by the watch, all at once.
-              if (endEarly === watch.endEarly || endEarly === Effect.never) return yield* Deferred.await(waiter.answer)
-              return yield* Effect.raceFirst(
-                Deferred.await(waiter.answer),
-                Effect.andThen(
-                  endEarly,
-                  Effect.suspend(() => {
-                    release(watch, waiter)
-                    ring(watch)
-                    return Deferred.await(waiter.answer)
-                  })
-                )
-              )
-            }),
+            // Waits that end early with the watch's own `endEarly` are ended by the watch, all at once.
+            endEarly === watch.endEarly || endEarly === Effect.never
+              ? answered(waiter)
+              : Effect.raceFirst(
+                  answered(waiter),
+                  Effect.andThen(
+                    endEarly,
+                    Effect.suspend(() => {
+                      // Over: answered by the next current read (its first one, if it has none yet).
+                      waiter.endedEarly = true
+                      release(watch, waiter)
+                      ring(watch)
+                      return Effect.never
+                    })
+                  )
+                ),
           leave
         ),
       waiting: (organizationId, decisionId) => watches.get(keyOf(organizationId, decisionId))?.holding.size ?? 0

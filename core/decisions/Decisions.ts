@@ -190,9 +190,10 @@ const make = Effect.gen(function* () {
    * Long-poll: answers as soon as the status differs from what it was when the wait began, or when the
    * wait ends, whichever is first; the wait also ends at `expiresAt` (expiry needs no signal) and when
    * `endEarly` completes (the server draining), answering the decision as it is then.
-   * Waiting never changes the decision.
+   * Waiting never changes the decision. Untraced: a span held by each of thousands of waiting requests
+   * would cost more memory than the wait itself.
    */
-  const waitForChange = Effect.fn("Decisions.waitForChange")(function* (
+  const waitForChange = Effect.fnUntraced(function* (
     organizationId: string,
     id: string,
     seconds: number,

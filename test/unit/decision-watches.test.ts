@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Deferred, Effect, Exit, Fiber } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { makeInProcessSignals } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
 import { makeDecisionWatches } from "../../core/decisions/DecisionWatches.ts"
@@ -341,6 +341,37 @@ describe("decision watches (one per decision, shared by its long-poll waiters)",
         )
       })
     )
+  )
+
+  it.effect("a waiter whose own end came before its first read answers with that read", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const t = yield* setUp
+        t.rows.set("d1", { organizationId: "acme", status: "pending" })
+        assert.strictEqual((yield* t.watches.wait("acme", "d1", forever, Effect.void)).status, "pending")
+        const holding = yield* Effect.forkChild(t.watches.wait("acme", "d1", forever, Effect.never))
+        yield* t.holding("acme", "d1", 1)
+        // Joining a watch with a current read, as above but with a waiter already holding on.
+        assert.strictEqual((yield* t.watches.wait("acme", "d1", forever, Effect.void)).status, "pending")
+        assert.strictEqual(t.watches.waiting("acme", "d1"), 1)
+        yield* t.change("d1", "cancelled")
+        assert.strictEqual((yield* Fiber.join(holding)).status, "cancelled")
+      })
+    )
+  )
+
+  it.effect("closing the watches ends every wait left (interrupted), none of them answered", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const t = yield* Scope.provide(setUp, scope)
+      t.rows.set("d1", { organizationId: "acme", status: "pending" })
+      const waiters = yield* Effect.forEach(Array.from({ length: 5 }), () =>
+        Effect.forkChild(t.watches.wait("acme", "d1", forever, Effect.never))
+      )
+      yield* t.holding("acme", "d1", 5)
+      yield* Scope.close(scope, Exit.void)
+      for (const waiter of waiters) assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(waiter)))
+    })
   )
 
   it.effect("a waiter that goes away leaves; the watch stops with the last one", () =>
