@@ -106,7 +106,9 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
         DECISIONS_CALLER_RATE_LIMIT: unlimited,
         DECISIONS_USER_RATE_LIMIT: unlimited,
         HUB_EVENTS_PER_MINUTE: unlimited,
-        HUB_CALLS_PER_MINUTE: unlimited
+        HUB_CALLS_PER_MINUTE: unlimited,
+        // More of the server's environment for one run, e.g. '{"HUB_URL":"http://127.0.0.1:9"}' (no hub reachable).
+        ...(JSON.parse(process.env["BENCH_SERVER_ENV"] ?? "{}") as Record<string, string>)
       }
     })
     cleanups.unshift(server.stop)

@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { IdempotencyStore, type Claim } from "../../core/idempotency/IdempotencyStore.ts"
+import { writeBehind } from "./TransactionsSql.ts"
 
 const Existing = Schema.Struct({
   fingerprint: Schema.String,
@@ -102,7 +103,10 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
         readonly expiresAtMs: number
       }) {
         const { scope, key, response } = input
-        yield* sql`
+        // The unit's last write: it goes with the unit's last statement (nothing in the unit reads it back).
+        yield* writeBehind(
+          sql,
+          sql`
           UPDATE ${table} SET
             status = 'done',
             response_status = ${response.status},
@@ -110,6 +114,7 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
             response_body = ${response.body},
             expires_at_ms = ${input.expiresAtMs}
           WHERE scope = ${scope} AND key = ${key} AND status = 'running'`
+        )
       }, Effect.orDie)
 
       const release = Effect.fn("IdempotencyStoreSql.release")(function* (input: {

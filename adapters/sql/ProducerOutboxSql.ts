@@ -11,7 +11,7 @@ import {
 } from "../../core/events/ProducerOutbox.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
-import { TransactionsSql } from "./TransactionsSql.ts"
+import { TransactionsSql, writeBehind } from "./TransactionsSql.ts"
 
 const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
 
@@ -150,14 +150,16 @@ export const ProducerOutboxSql = (
           INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
           ON CONFLICT (id) DO NOTHING
           RETURNING id`
-          // On a Postgres server the relays of every instance hear of it at commit: the notification rides in
-          // the insert's statement, sent only when a row was added.
-          const added =
-            database.kind === "postgres"
-              ? yield* sql`WITH added AS (${insert}) SELECT id, pg_notify(${channel}, ${instance}) FROM added`
-              : yield* insert
-          if (added.length === 0) return
-          yield* transactions.afterCommit(Effect.asVoid(enqueued.open))
+          // Sent with the unit's last statement. On a Postgres server the relays of every instance hear of it at
+          // commit: the notification rides in that statement, sent only when a row was added; this instance's
+          // relay is woken after the commit.
+          yield* writeBehind(sql, insert, {
+            query: (added) =>
+              database.kind === "postgres"
+                ? sql`SELECT count(*)::integer FROM (SELECT pg_notify(${channel}, ${instance}) FROM ${added} LIMIT 1) AS n`
+                : sql`SELECT count(*)::integer FROM (SELECT FROM ${added} LIMIT 1) AS n`,
+            onValue: (added) => (added === 1 ? transactions.afterCommit(Effect.asVoid(enqueued.open)) : Effect.void)
+          })
         }, Effect.orDie),
         awaitEnqueued: (millis) =>
           enqueued.await.pipe(Effect.timeoutOption(millis), Effect.andThen(enqueued.close), Effect.asVoid),

@@ -35,6 +35,7 @@ export interface DecisionQuery {
 export class DecisionStore extends Context.Service<
   DecisionStore,
   {
+    /** Inside a unit of work, the new decision may be written only at the unit's end (core/kernel/Transactions.ts). */
     readonly insert: (decision: Decision) => Effect.Effect<void>
     readonly get: (organizationId: string, id: string) => Effect.Effect<Decision | undefined>
     readonly save: (

@@ -60,7 +60,10 @@ export interface RecordedAttempt {
 export class ProducerOutbox extends Context.Service<
   ProducerOutbox,
   {
-    /** Adds an event, due at once; an id already present is kept as it was (so a replay adds nothing). */
+    /**
+     * Adds an event, due at once; an id already present is kept as it was (so a replay adds nothing). Inside a
+     * unit of work the row may be written only at the unit's end (core/kernel/Transactions.ts).
+     */
     readonly enqueue: (event: ProducerEvent) => Effect.Effect<void>
     /** Events neither delivered nor refused for good, oldest first. */
     readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<ProducerEvent>>

@@ -34,7 +34,10 @@ export class IdempotencyStore extends Context.Service<
       readonly nowMs: number
       readonly expiresAtMs: number
     }) => Effect.Effect<Claim>
-    /** Keeps the response until `expiresAtMs` (the retention), replacing the running lease's expiry. */
+    /**
+     * Keeps the response until `expiresAtMs` (the retention), replacing the running lease's expiry: the last
+     * write of a unit, which may be written only at the unit's end (core/kernel/Transactions.ts).
+     */
     readonly complete: (input: {
       readonly scope: string
       readonly key: string

@@ -18,6 +18,11 @@ import { Context, type Effect } from "effect"
  *   effect whose failure nobody inside the unit catches and goes on from (defects, or errors that fail the
  *   request).
  *
+ * - A write that nothing later in its unit reads back (a new row the unit is done with, an outbox row, a kept
+ *   response) may be held by its store and sent with the unit's end: it commits or is undone with the unit as
+ *   any other, but the unit itself may not see it. Ports say which of their writes are such; a unit never
+ *   reads back what it wrote through them.
+ *
  * Infrastructure failures (the database unreachable, a failed commit) are defects, as for every port.
  */
 export class Transactions extends Context.Service<

@@ -6,6 +6,7 @@ import { DecisionStore, type DecisionQuery } from "../../../core/decisions/Decis
 import type { WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
 import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { epochMs, isoAt } from "../../../core/kernel/Timestamp.ts"
+import { writeBehind } from "../TransactionsSql.ts"
 
 const Row = Schema.Struct({ doc: Decision })
 
@@ -182,9 +183,10 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
     const docs = (rows: ReadonlyArray<typeof Row.Type>): ReadonlyArray<Decision> => rows.map((row) => row.doc)
 
     return DecisionStore.of({
-      // On every decision creation: untraced (its statement has a span of its own).
+      // On every decision creation: untraced (its statement has a span of its own). Inside a unit the new row
+      // goes with the unit's last statement: the unit that creates a decision does not read it back.
       insert: Effect.fnUntraced(function* (decision: Decision) {
-        yield* insertRow(decision)
+        yield* writeBehind(sql, insertRow(decision))
       }, Effect.orDie),
       get: Effect.fn("DecisionStoreSql.get")(function* (organizationId: string, id: string) {
         return Option.getOrUndefined(yield* findRow({ organizationId, id }))?.doc

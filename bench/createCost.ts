@@ -1,0 +1,183 @@
+/**
+ * What one decision create costs on a Postgres server, in figures that hold on a shared machine: the
+ * statements the server sends per create (counted in the Postgres log of a database of this run's own), and
+ * the CPU time per create of the server's processes and of the database backends serving them (from /proc),
+ * over a fixed number of creates at one connection and then at 32; p50 and rate are printed beside them.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createCost.ts [--creates=1000] [--hub-down]
+ *
+ * `--hub-down` points the server at an unreachable hub, so no notification work runs beside the creates.
+ * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
+ */
+import autocannon from "autocannon"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import pg from "pg"
+import { percentile } from "./Report.ts"
+import { freshDatabase, startBundledServer } from "./ServerProcess.ts"
+import { decisionPayload, machineKeysSetting, setUpBenchData } from "./Setup.ts"
+
+const root = resolve(import.meta.dirname, "..")
+const option = (name: string) =>
+  process.argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
+const creates = Number(option("creates") ?? "1000")
+const hubDown = process.argv.includes("--hub-down")
+const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-15-main.log"
+const databaseUrl = process.env["DATABASE_URL"]
+if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
+
+const secret = () => randomBytes(24).toString("hex")
+const unlimited = "1000000000"
+
+/** utime + stime of a process, in ms (clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** Every process of a process group (the server: npm, its shell and node). */
+const groupPids = (pgid: number): Array<number> =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2]) === pgid
+      } catch {
+        return false
+      }
+    })
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hitl-create-cost-"))
+  const database = await freshDatabase(databaseUrl, "createcost")
+  const name = new URL(database.url).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: databaseUrl })
+  await admin.connect()
+  await admin.query(`ALTER DATABASE ${name} SET log_statement = 'all'`)
+  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const server = await startBundledServer({
+    cwd: root,
+    logFile: join(dir, "server.log"),
+    env: {
+      DATA_DIR: join(dir, "server-data"),
+      DATABASE_URL: database.url,
+      HUB_ADMIN_KEY: keys.hubAdminKey,
+      HUB_SECRETS_KEY: secret(),
+      DECISIONS_API_KEY: keys.decisionsApiKey,
+      DECISIONS_EMBED_KEY: secret(),
+      DECISIONS_SECRETS_KEY: secret(),
+      TASKS_API_KEY: secret(),
+      TASKS_SIGNING_KEY: secret(),
+      TASKS_SECRETS_KEY: secret(),
+      TASKS_MACHINE_KEYS: machineKeysSetting,
+      DECISIONS_CALLER_RATE_LIMIT: unlimited,
+      DECISIONS_USER_RATE_LIMIT: unlimited,
+      HUB_EVENTS_PER_MINUTE: unlimited,
+      HUB_CALLS_PER_MINUTE: unlimited,
+      ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {})
+    }
+  })
+  try {
+    const data = await setUpBenchData(server, keys)
+    const run = randomBytes(6).toString("hex")
+    let n = 0
+    const fire = (connections: number, amount: number) =>
+      new Promise<{ latencies: Float64Array; seconds: number; bad: number }>((done, fail) => {
+        const latencies: Array<number> = []
+        let bad = 0
+        const started = performance.now()
+        let last = started
+        const instance = autocannon(
+          {
+            url: server.decisions,
+            connections,
+            amount,
+            timeout: 30,
+            requests: [
+              {
+                method: "POST",
+                path: "/api/v1/decisions",
+                setupRequest: (request) => {
+                  n++
+                  return {
+                    ...request,
+                    method: "POST",
+                    path: "/api/v1/decisions",
+                    headers: {
+                      "content-type": "application/json",
+                      authorization: `Bearer ${data.callerKey}`,
+                      "idempotency-key": `cost-${run}-${n}`
+                    },
+                    body: decisionPayload(n)
+                  }
+                }
+              }
+            ]
+          },
+          (error) =>
+            error
+              ? fail(error)
+              : done({ latencies: Float64Array.from(latencies).sort(), seconds: (last - started) / 1000, bad })
+        )
+        instance.on("response", (_client, status, _bytes, ms) => {
+          last = performance.now()
+          if (status !== 201) bad++
+          latencies.push(ms)
+        })
+      })
+    const backends = async () =>
+      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map(
+        (row: { pid: number }) => row.pid
+      )
+    for (const connections of [1, 32]) {
+      await fire(connections, Math.max(200, connections * 20))
+      const serverPids = groupPids(server.child.pid!)
+      const pgPids = await backends()
+      const cpu = () => ({
+        server: serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0),
+        db: pgPids.reduce((sum, pid) => sum + cpuMs(pid), 0)
+      })
+      const logFrom = statSync(logPath).size
+      const before = cpu()
+      const result = await fire(connections, creates)
+      const after = cpu()
+      const log = readFileSync(logPath).subarray(logFrom).toString("utf8")
+      const lines = log.split("\n")
+      const kinds = new Map<string, number>()
+      let statements = 0
+      lines.forEach((line, i) => {
+        if (!line.includes(`@${name} LOG:  `) || !/LOG: {2}(statement|execute)/.test(line)) return
+        statements++
+        // A statement of several lines goes on below its log line: name it by its first words.
+        let text = line.replace(/^.*LOG: {2}(statement|execute [^:]*): /, "").trim()
+        for (let j = i + 1; text === "" && j < lines.length && !/^\d{4}-/.test(lines[j]!); j++) text = lines[j]!.trim()
+        text = text.replace(/\s+/g, " ").slice(0, 70)
+        kinds.set(text, (kinds.get(text) ?? 0) + 1)
+      })
+      process.stdout.write(
+        `\n${connections} connection(s), ${creates} creates${hubDown ? " (hub unreachable)" : ""}: ` +
+          `p50 ${percentile(result.latencies, 50).toFixed(2)} ms, ${(creates / result.seconds).toFixed(0)} req/s, ` +
+          `non-201 ${result.bad}; server CPU ${((after.server - before.server) / creates).toFixed(2)} ms/create, ` +
+          `backends ${((after.db - before.db) / creates).toFixed(2)} ms/create; ` +
+          `${(statements / creates).toFixed(2)} statements/create\n`
+      )
+      for (const [text, count] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14)) {
+        process.stdout.write(`  ${(count / creates).toFixed(2)}  ${text}\n`)
+      }
+    }
+  } finally {
+    await server.stop()
+    await admin.end()
+    await database.drop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
