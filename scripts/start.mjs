@@ -13,6 +13,10 @@
  * Before starting, the web apps under apps/web are built when their sources changed (scripts/build-web.mjs);
  * they are not part of the server's fingerprint.
  *
+ * A bundled tree also holds the maker of the embedded database image: a new database with every migration
+ * applied and nothing else, under node_modules/.cache/hitl-embedded-image/<key>, which a server starting on an
+ * empty DATA_DIR copies instead of creating and migrating one (EMBEDDED_IMAGE; docs/operations.md, Start-up).
+ *
  * `node scripts/start.mjs --compile-only` compiles when needed and exits. An install without dev dependencies
  * has no compiler: it runs the tree compiled before the dev dependencies were pruned (`npm install`, then
  * `npm prune --omit=dev`), or else dist/ when `npm run build` left one there.
@@ -22,7 +26,7 @@ import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { join, relative, resolve } from "node:path"
+import { dirname, join, relative, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 
 const root = resolve(import.meta.dirname, "..")
@@ -35,6 +39,10 @@ const bundledEntry = "main.mjs"
 /** Written last into a finished tree. */
 const completeMarker = ".complete"
 const keptTrees = 3
+/** Embedded database images, one per set of migrations (apps/server/embeddedImage.ts), about 40 MB each. */
+const imageRoot = join(root, "node_modules", ".cache", "hitl-embedded-image")
+const imageMaker = "embedded-image.mjs"
+const keptImages = 3
 
 const sourceFiles = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((item) => {
@@ -75,11 +83,21 @@ const prune = (keep) => {
   }
 }
 
-/** Bundles the server and its dependencies into one module: one file loads several times faster than hundreds. */
+/**
+ * Bundles the server and its dependencies into one module (one file loads several times faster than hundreds),
+ * and beside it the maker of the embedded database image (apps/server/embeddedImage.ts). Answers the server's
+ * entry and the image's key: a hash of the image maker's bundle, which holds every migration and the code
+ * that applies them, and of the installed PGlite, whose version decides the database files' format.
+ */
 const bundle = async (esbuild, temporary) => {
   await esbuild.build({
-    entryPoints: [join(root, "apps", "server", "main.ts")],
-    outfile: join(temporary, bundledEntry),
+    entryPoints: {
+      [bundledEntry.replace(/\.mjs$/, "")]: join(root, "apps", "server", "main.ts"),
+      [imageMaker.replace(/\.mjs$/, "")]: join(root, "apps", "server", "embeddedImage.ts")
+    },
+    outdir: temporary,
+    outExtension: { ".js": ".mjs" },
+    absWorkingDir: root,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -93,7 +111,11 @@ const bundle = async (esbuild, temporary) => {
       js: "import { createRequire as __hitlRequire } from 'node:module'; const require = __hitlRequire(import.meta.url);"
     }
   })
-  return bundledEntry
+  const key = createHash("sha256")
+  key.update(readFileSync(join(temporary, imageMaker)))
+  const pglite = join(root, "node_modules", "@electric-sql", "pglite", "package.json")
+  if (existsSync(pglite)) key.update(readFileSync(pglite))
+  return { entry: bundledEntry, image: key.digest("hex").slice(0, 20) }
 }
 
 /** Without esbuild: each source file compiled to JavaScript by tsc (no type check, no declarations). */
@@ -107,7 +129,7 @@ const transpile = (temporary) => {
     process.stderr.write(`${result.stdout ?? ""}${result.stderr ?? ""}`)
     throw new Error("the server's sources did not compile (see above)")
   }
-  return compiledEntry
+  return { entry: compiledEntry }
 }
 
 const compile = async (target, esbuild) => {
@@ -116,9 +138,9 @@ const compile = async (target, esbuild) => {
   const temporary = `${target}.tmp-${process.pid}`
   rmSync(temporary, { recursive: true, force: true })
   try {
-    const entry = esbuild !== undefined ? await bundle(esbuild, temporary) : transpile(temporary)
-    if (!existsSync(join(temporary, entry))) throw new Error(`the compiled server has no ${entry}`)
-    writeFileSync(join(temporary, completeMarker), JSON.stringify({ entry }))
+    const tree = esbuild !== undefined ? await bundle(esbuild, temporary) : transpile(temporary)
+    if (!existsSync(join(temporary, tree.entry))) throw new Error(`the compiled server has no ${tree.entry}`)
+    writeFileSync(join(temporary, completeMarker), JSON.stringify(tree))
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true })
     throw error
@@ -141,15 +163,17 @@ const loadEsbuild = async () => {
   }
 }
 
+/** A finished tree: its entry point, and the key of its embedded database image (bundled trees only). */
 const finished = (target) => {
   try {
-    return join(target, JSON.parse(readFileSync(join(target, completeMarker), "utf8")).entry)
+    const tree = JSON.parse(readFileSync(join(target, completeMarker), "utf8"))
+    return { entry: join(target, tree.entry), image: typeof tree.image === "string" ? tree.image : undefined }
   } catch {
     return undefined
   }
 }
 
-/** The compiled server's entry point for the current sources and dependencies, compiling them when needed. */
+/** The compiled server for the current sources and dependencies, compiling them when needed. */
 const serverEntry = async () => {
   const target = join(cacheRoot, fingerprint())
   const ready = finished(target)
@@ -162,7 +186,7 @@ const serverEntry = async () => {
   const built = join(root, "dist", compiledEntry)
   if (existsSync(built)) {
     process.stderr.write("No compiler is installed: running the build in dist/ (npm run build).\n")
-    return built
+    return { entry: built, image: undefined }
   }
   throw new Error(
     "the server is not compiled and no compiler is installed: run `npm install` with the dev dependencies " +
@@ -170,10 +194,42 @@ const serverEntry = async () => {
   )
 }
 
+/**
+ * The embedded database image for `key`, made when missing: by `--compile-only` (so `npm install` makes it),
+ * and by a start that is about to create a new embedded database anyway (DATABASE_URL unset, nothing under
+ * DATA_DIR yet), which then copies it instead of migrating. A restart never waits for one. Answers its
+ * directory, or undefined when there is none; a server without one creates and migrates a new database.
+ */
+const embeddedImage = (tree, key) => {
+  const dir = join(imageRoot, key)
+  if (existsSync(join(dir, "image.json"))) return dir
+  const dataDir = resolve(process.env["DATA_DIR"] || "./data")
+  const newDatabase = (process.env["DATABASE_URL"] ?? "") === "" && !existsSync(join(dataDir, "pglite"))
+  if (!compileOnly && !newDatabase) return undefined
+  process.stderr.write("Making the embedded database image (once for each version of the migrations) ...\n")
+  const made = spawnSync(process.execPath, [join(tree, imageMaker), dir], { stdio: ["ignore", "ignore", "inherit"] })
+  if (made.status !== 0 || !existsSync(join(dir, "image.json"))) {
+    process.stderr.write("npm start: no embedded database image; a new DATA_DIR is created and migrated instead\n")
+    return undefined
+  }
+  const images = readdirSync(imageRoot)
+    .map((name) => ({ name, modified: statSync(join(imageRoot, name)).mtimeMs }))
+    .sort((a, b) => b.modified - a.modified)
+  for (const [index, image] of images.entries()) {
+    const unfinished = image.name.includes(".tmp-")
+    const old = unfinished ? Date.now() - image.modified > 10 * 60_000 : index >= keptImages
+    if (image.name !== key && old) rmSync(join(imageRoot, image.name), { recursive: true, force: true })
+  }
+  return dir
+}
+
 const compileOnly = process.argv.includes("--compile-only")
 let main
 try {
-  main = await serverEntry()
+  const compiled = await serverEntry()
+  main = compiled.entry
+  const image = compiled.image === undefined ? undefined : embeddedImage(dirname(compiled.entry), compiled.image)
+  if (image !== undefined && process.env["EMBEDDED_IMAGE"] === undefined) process.env["EMBEDDED_IMAGE"] = image
   // The web apps the services serve, built when their sources changed (not by `prepare`, which builds them itself).
   if (!compileOnly) {
     const { buildWeb } = await import("./build-web.mjs")

@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises"
 import * as Path from "node:path"
 import { Unavailable } from "../../core/kernel/Errors.ts"
 import { DataDirInUse, lockDataDir, restrictPermissions } from "./DataDir.ts"
+import { seedFromImage, type EmbeddedImage } from "./EmbeddedImage.ts"
 
 /** Where the data lives: a Postgres server (`DATABASE_URL`), or PGlite inside this process. */
 export type DatabaseKind = "postgres" | "embedded"
@@ -26,6 +27,8 @@ export interface DatabaseConfig extends DatabaseTimeouts {
   readonly dataDir: string
   /** The pool size for a Postgres server. Default 10. (The embedded database always has one.) */
   readonly maxConnections?: number | undefined
+  /** Where a new embedded database is copied from, when it fits (see `EmbeddedImage`). Default none. */
+  readonly image?: EmbeddedImage | undefined
 }
 
 /** Every layer here provides these: `Database` plus effect's `SqlClient` and sql-pg's `PgClient`, one pool. */
@@ -60,18 +63,21 @@ export class Database extends Context.Service<
     )
 
   /**
-   * PGlite with its data on disk under `<dataDir>/pglite` (created if missing). One process at a time: the
-   * data directory is locked for the layer's life (see `lockDataDir`), and kept readable by this account only.
+   * PGlite with its data on disk under `<dataDir>/pglite`: opened when there, else copied from `image` when
+   * that fits, else created. One process at a time: the data directory is locked for the layer's life (see
+   * `lockDataDir`), and kept readable by this account only.
    */
   static readonly layerEmbedded = (
-    config: DatabaseTimeouts & { readonly dataDir: string }
+    config: DatabaseTimeouts & { readonly dataDir: string; readonly image?: EmbeddedImage | undefined }
   ): Layer.Layer<DatabaseServices, SqlError.SqlError | DataDirInUse> =>
     Layer.unwrap(
       Effect.gen(function* () {
         const root = Path.resolve(config.dataDir)
         yield* lockDataDir(root)
         yield* Effect.acquireRelease(restrictPermissions(root), () => restrictPermissions(root))
-        return embedded(Path.join(root, "pglite"), config)
+        const databaseDir = Path.join(root, "pglite")
+        if (config.image !== undefined) yield* seedFromImage(config.image, databaseDir)
+        return embedded(databaseDir, config)
       })
     )
 

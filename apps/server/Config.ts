@@ -73,6 +73,11 @@ export const ServerConfig = Config.all({
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   /**
+   * A migrated, empty embedded database that a new DATA_DIR is copied from instead of being created and
+   * migrated (adapters/sql/EmbeddedImage.ts); `npm start` sets it. Used only when made for these migrations.
+   */
+  embeddedImage: Config.option(Config.String("EMBEDDED_IMAGE")),
+  /**
    * Where every instance keeps the rate-limit budgets (`redis://` or `rediss://`); unset, they are kept in
    * DATABASE_URL's Postgres, or in memory on the embedded database (apps/server/RateLimitsRuntime.ts).
    */

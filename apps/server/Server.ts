@@ -24,6 +24,7 @@ import type { RoleStore } from "../../core/decisions/RoleStore.ts"
 import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
+import { embeddedSchemas } from "./EmbeddedSchemas.ts"
 import type { ServerConfig, Secrets } from "./Config.ts"
 import { DecisionsUseCases } from "./DecisionsLayers.ts"
 import { DecisionsEventRelay, DecisionsWorkers, ExpirySweep } from "./DecisionsRuntime.ts"
@@ -180,7 +181,11 @@ export const makeServer = (options: ServerOptions) => {
   // Where browsers reach the hub: the issuer of its OpenID provider.
   const hubPublic = Option.getOrElse(config.hubPublicUrl, () => urls.hub).replace(/\/+$/, "")
 
-  const database = Database.layer({ url: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
+  const database = Database.layer({
+    url: Option.getOrUndefined(config.databaseUrl),
+    dataDir: config.dataDir,
+    image: Option.getOrUndefined(Option.map(config.embeddedImage, (dir) => ({ dir, schemas: embeddedSchemas })))
+  })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
 
   // The hub over the `hub` schema (HubLayers.ts). Without HUB_SECRETS_KEY the registry fails closed: nothing
