@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, symlinkSync } from "node:fs"
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -26,6 +26,11 @@ export interface StartRun {
   readonly kind: "fresh" | "restart"
   /** From spawning `npm start` to all three `/api/v1/ready` answering 200. */
   readonly readyMillis: number
+  /**
+   * CPU time (user and system) the start's processes had used when the three answered ready: steadier than
+   * `readyMillis` on a machine others share. Read from /proc; undefined elsewhere.
+   */
+  readonly cpuMillis?: number | undefined
 }
 
 export interface StartFigures {
@@ -79,6 +84,42 @@ const isReady = (url: string) =>
     () => false
   )
 
+/**
+ * CPU time of every live process in the process group `group`, with the children each has waited for (so an
+ * image maker or compiler that ran and exited counts too), from /proc. Undefined where there is no /proc.
+ */
+const groupCpuMillis = (group: number): number | undefined => {
+  if (!existsSync("/proc/self/stat")) return undefined
+  let ticks = 0
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8")
+    } catch {
+      continue
+    }
+    // After the command's closing parenthesis: state, ppid, pgrp, ..., utime (14), stime, cutime, cstime.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    if (Number(fields[2]) !== group) continue
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+  }
+  // Linux counts in clock ticks of 1/100 s (USER_HZ).
+  return ticks * 10
+}
+
+const groupAlive = (group: number) => {
+  try {
+    process.kill(-group, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The end of the server's log, for a failed run (its directory is removed afterwards). */
+const logTail = (logFile: string) => readFileSync(logFile, "utf8").split("\n").slice(-40).join("\n")
+
 /** One `npm start` in a process group of its own, timed until all three services are ready, then stopped. */
 const timeOneStart = async (
   cwd: string,
@@ -115,16 +156,20 @@ const timeOneStart = async (
     const pending = new Set(ports.map((port) => `http://127.0.0.1:${port}/api/v1/ready`))
     const deadline = started + 120_000
     while (pending.size > 0) {
-      if (child.exitCode !== null) throw new Error(`npm start exited early: see ${logFile}`)
-      if (performance.now() > deadline) throw new Error(`not ready within 120 s: see ${logFile}`)
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${logTail(logFile)}`)
+      if (performance.now() > deadline) throw new Error(`not ready within 120 s:\n${logTail(logFile)}`)
       for (const url of Array.from(pending)) if (await isReady(url)) pending.delete(url)
       if (pending.size > 0) await new Promise((wake) => setTimeout(wake, 20))
     }
-    return Math.round(performance.now() - started)
+    const readyMillis = Math.round(performance.now() - started)
+    return { readyMillis, cpuMillis: groupCpuMillis(child.pid!) }
   } finally {
     signal("SIGTERM")
     const timer = setTimeout(() => signal("SIGKILL"), 15_000)
     await exited
+    // npm may exit before the server it started has closed its database: the next run would find the data
+    // directory still locked. Wait until no process of the group is left.
+    while (groupAlive(child.pid!)) await new Promise((wake) => setTimeout(wake, 20))
     clearTimeout(timer)
   }
 }
@@ -160,13 +205,13 @@ const measureOne = async (database: StartDatabase, options: StartOptions): Promi
     const compiles = options.command === undefined && existsSync(join(options.cwd ?? root, "scripts", "start.mjs"))
     compileMillis = compiles ? compileServer(options.cwd ?? root) : 0
     for (let index = 0; index < (options.runs ?? 4); index++) {
-      const readyMillis = await timeOneStart(
+      const { readyMillis, cpuMillis } = await timeOneStart(
         options.cwd ?? root,
         options.command ?? ["npm", "start", "--silent"],
         env,
         join(dir, "server.log")
       )
-      runs.push({ kind: index === 0 ? "fresh" : "restart", readyMillis })
+      runs.push({ kind: index === 0 ? "fresh" : "restart", readyMillis, cpuMillis })
     }
   } finally {
     await fresh?.drop()
@@ -199,7 +244,12 @@ export const formatStart = (figures: ReadonlyArray<StartFigures>) =>
       (figure) =>
         `${figure.database.padEnd(9)} median restart ${String(figure.medianMillis).padStart(6)} ms   ` +
         `(compile ${figure.compileMillis} ms)   runs: ` +
-        figure.runs.map((run) => `${run.kind} ${run.readyMillis} ms`).join(", ")
+        figure.runs
+          .map(
+            (run) =>
+              `${run.kind} ${run.readyMillis} ms${run.cpuMillis === undefined ? "" : ` (cpu ${run.cpuMillis} ms)`}`
+          )
+          .join(", ")
     )
     .join("\n")
 
