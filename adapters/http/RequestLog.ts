@@ -1,6 +1,6 @@
 import { Cause, Clock, Effect, Exit, Metric } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { randomBytes } from "node:crypto"
+import { pooledRandomBytes } from "../../core/auth/RandomPool.ts"
 
 /** Answers per service, method and status (exported at `/metrics` and over OpenTelemetry when configured). */
 const answered = Metric.counter("http_server_requests_total", {
@@ -35,7 +35,7 @@ export const traceIdOf = (header: string | undefined): string | undefined => {
 export const requestIdOf = (headers: Readonly<Record<string, string | undefined>>): string => {
   const given = headers["x-request-id"]?.trim()
   if (given !== undefined && callerRequestId.test(given)) return given
-  return traceIdOf(headers["traceparent"]) ?? randomBytes(12).toString("hex")
+  return traceIdOf(headers["traceparent"]) ?? pooledRandomBytes(12).toString("hex")
 }
 
 /**

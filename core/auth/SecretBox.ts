@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash } from "node:crypto"
+import { pooledRandomBytes } from "./RandomPool.ts"
 
 /**
  * Secrets a service must use again (webhook signing secrets, upstream tokens) are kept sealed at rest:
@@ -6,10 +7,23 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
  * works). Sealed form: `v1.<iv>.<ciphertext+tag>`, base64url. A wrong key or a tampered value opens to
  * undefined.
  */
-const keyOf = (secret: string) => createHash("sha256").update(`hitl/secret-box/v1\u0000${secret}`).digest()
+const derive = (secret: string) => createHash("sha256").update(`hitl/secret-box/v1\u0000${secret}`).digest()
+
+// A process has a few secrets (one per service, two while one rotates): each key is derived once, not on every
+// seal and open. Bounded, should a caller ever pass many.
+const keys = new Map<string, Buffer>()
+const keyOf = (secret: string): Buffer => {
+  let key = keys.get(secret)
+  if (key === undefined) {
+    if (keys.size >= 16) keys.clear()
+    key = derive(secret)
+    keys.set(secret, key)
+  }
+  return key
+}
 
 export const seal = (secret: string, plaintext: string): string => {
-  const iv = randomBytes(12)
+  const iv = pooledRandomBytes(12)
   const cipher = createCipheriv("aes-256-gcm", keyOf(secret), iv)
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()])
   return `v1.${iv.toString("base64url")}.${body.toString("base64url")}`
