@@ -148,6 +148,12 @@ export const defaultPreferences: UserPreferences = { serviceVisible: {}, channel
 /** A write that names a row that does not exist, or would break a uniqueness rule. */
 export type DirectoryConflict = "email_taken" | "already_member"
 
+/** Whom a notification is for: the user and their notification preferences. */
+export interface Recipient {
+  readonly user: User
+  readonly preferences: UserPreferences
+}
+
 /**
  * The directory port. Reads answer `undefined` for a missing row; writes that conflict answer the conflict.
  * Infrastructure failures are defects (the HTTP layer answers 500/503 with a safe message).
@@ -187,11 +193,10 @@ export class Directory extends Context.Service<
     /** The user's preferences; `defaultPreferences` when never saved. */
     readonly preferences: (userId: string) => Effect.Effect<UserPreferences>
     /**
-     * The user with this address and their preferences (the defaults until saved), in one read: whom a
-     * notification is for, on the event processor's path.
+     * The users with these (normalised) addresses and their preferences (the defaults until saved), in one
+     * read: whom the notifications of a batch of events are for, on the event processor's path. Keyed by
+     * address; an address no user has is absent.
      */
-    readonly recipient: (
-      email: string
-    ) => Effect.Effect<{ readonly user: User; readonly preferences: UserPreferences } | undefined>
+    readonly recipients: (emails: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Recipient>>
   }
 >()("core/hub/Directory") {}

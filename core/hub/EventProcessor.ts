@@ -1,10 +1,10 @@
-import { Clock, Context, Effect, Layer, Predicate } from "effect"
+import { type Cause, Clock, Context, Effect, Layer, Predicate } from "effect"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
-import { Directory, type UserPreferences } from "./Directory.ts"
+import { Directory, type Recipient, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
@@ -100,9 +100,10 @@ export const deliveriesFor = (
  * acknowledgement"). Claims accepted events with a lease, so processors on several servers share the work
  * and a processor that dies mid-event loses nothing (the event is claimed again after the lease). A
  * notification type is filed into the subject's feed once per event, and in the same unit of work its
- * deliveries are queued for the person's channels (DeliveryStore): an event processed again after a crash
- * finds its notification filed and queues nothing more. The channels' workers send them
- * (NotificationDeliveries).
+ * deliveries are queued for the person's channels (DeliveryStore) and the event is finished: an event
+ * processed again after a crash finds its notification filed and queues nothing more. A claimed batch is
+ * one unit of work (a few statements whatever its size); when it fails, each of its events is tried alone,
+ * so that one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries).
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,
@@ -129,50 +130,102 @@ export class EventProcessor extends Context.Service<
         const maxAttempts = config.maxAttempts ?? 10
         const emailBatchMillis = config.emailBatchMillis ?? 300_000
 
+        /** One notification to file: the event, whom it is for, and what it shows. */
+        interface Planned {
+          readonly event: StoredEvent
+          readonly recipient: Recipient
+          readonly notification: Notification
+        }
+
         /**
          * The organization's chat channel hears of a notification about that organization (the event's
          * `companyId`) for one of its members, unless the person hid the service; one row per happening,
-         * whoever of its people the notification is for (orgChatDeliveryId).
+         * whoever of its people the notification is for (orgChatDeliveryId). The webhooks of the batch's
+         * organizations are read once; a person's memberships only when one of them has a webhook.
          */
-        const orgChatDelivery = Effect.fnUntraced(function* (
-          event: StoredEvent,
-          notification: Notification,
-          preferences: UserPreferences,
-          userId: string
-        ) {
-          const orgId = event.subject.companyId
-          if (orgId === undefined || preferences.serviceVisible[event.service] === false) return undefined
-          if ((yield* orgWebhooks.find(orgId)) === undefined) return undefined
-          const memberships = yield* directory.membershipsOf(userId)
-          if (!memberships.some((m) => m.org.id === orgId)) return undefined
-          const delivery: NewDelivery = {
-            id: orgChatDeliveryId(orgId, { ...notification, occurredAt: event.occurredAt }),
-            notificationId: notification.id,
-            userId,
-            channel: "chat",
-            target: orgChatTarget(orgId),
-            nextAttemptAt: notification.createdAt,
-            createdAt: notification.createdAt
+        const orgChatDeliveries = Effect.fnUntraced(function* (filed: ReadonlyArray<Planned>) {
+          const about = filed.filter(
+            ({ event, recipient }) =>
+              event.subject.companyId !== undefined && recipient.preferences.serviceVisible[event.service] !== false
+          )
+          if (about.length === 0) return []
+          const hooked = new Set(
+            (yield* orgWebhooks.findAll([...new Set(about.map(({ event }) => event.subject.companyId!))])).map(
+              (webhook) => webhook.orgId
+            )
+          )
+          const orgsOf = new Map<string, ReadonlySet<string>>()
+          const rows: Array<NewDelivery> = []
+          for (const { event, recipient, notification } of about) {
+            const orgId = event.subject.companyId!
+            if (!hooked.has(orgId)) continue
+            const userId = recipient.user.id
+            let orgs = orgsOf.get(userId)
+            if (orgs === undefined) {
+              orgs = new Set((yield* directory.membershipsOf(userId)).map((m) => m.org.id))
+              orgsOf.set(userId, orgs)
+            }
+            if (!orgs.has(orgId)) continue
+            rows.push({
+              id: orgChatDeliveryId(orgId, { ...notification, occurredAt: event.occurredAt }),
+              notificationId: notification.id,
+              userId,
+              channel: "chat",
+              target: orgChatTarget(orgId),
+              nextAttemptAt: notification.createdAt,
+              createdAt: notification.createdAt
+            })
           }
-          return delivery
+          return rows
         })
 
-        const notify = Effect.fn("EventProcessor.notify")(function* (event: StoredEvent, nowIso: string) {
-          const recipient = yield* directory.recipient(normalizeEmail(event.subject.email))
-          if (recipient === undefined) {
-            // Not an error: the producer's user may not have a workspace account (yet). Logged without the email.
-            yield* Effect.logInfo("notification skipped: the subject is not a hub user", {
-              service: event.service,
-              eventId: event.id
-            })
-            return
+        /** The person's browsers, for those of the people with push on; read once per person. */
+        const browsersOf = Effect.fnUntraced(function* (filed: ReadonlyArray<Planned>) {
+          const browsers = new Map<string, ReadonlyArray<string>>()
+          for (const { recipient } of filed) {
+            const userId = recipient.user.id
+            if (!recipient.preferences.channels.includes("push") || browsers.has(userId)) continue
+            browsers.set(
+              userId,
+              (yield* subscriptions.forUser(userId)).map((b) => b.id)
+            )
           }
-          const { user, preferences } = recipient
-          const id = yield* ids.next
-          yield* transactions.atomically(
-            Effect.gen(function* () {
-              const { notification, filed } = yield* notifications.file({
-                id,
+          return browsers
+        })
+
+        /**
+         * Processes claimed events together and finishes them, in one unit of work: the recipients of their
+         * notifications in one read, then in one transaction the notifications (one insert), their deliveries
+         * (one insert) and the events marked processed. A crash before the commit leaves them all claimed,
+         * processed again after the lease; a notification is filed once per event, and an event found filed
+         * queues nothing more.
+         */
+        const processTogether = Effect.fnUntraced(function* (events: ReadonlyArray<StoredEvent>, nowIso: string) {
+          const notifying: Array<StoredEvent> = []
+          for (const event of events) {
+            if ((yield* catalog.find(event.type))?.isNotification === true) notifying.push(event)
+          }
+          const recipients =
+            notifying.length === 0
+              ? new Map<string, Recipient>()
+              : yield* directory.recipients([...new Set(notifying.map((event) => normalizeEmail(event.subject.email)))])
+          const planned: Array<Planned> = []
+          for (const event of notifying) {
+            const recipient = recipients.get(normalizeEmail(event.subject.email))
+            if (recipient === undefined) {
+              // Not an error: the producer's user may not have a workspace account (yet). Logged without the email.
+              yield* Effect.logInfo("notification skipped: the subject is not a hub user", {
+                service: event.service,
+                eventId: event.id
+              })
+              continue
+            }
+            const { user, preferences } = recipient
+            planned.push({
+              event,
+              recipient,
+              notification: {
+                id: yield* ids.next,
                 userId: user.id,
                 email: user.email,
                 service: event.service,
@@ -185,53 +238,57 @@ export class EventProcessor extends Context.Service<
                   preferences.channels.includes("bell") && preferences.serviceVisible[event.service] !== false
                     ? null
                     : nowIso
-              })
-              if (!filed) return
-              const browsers = preferences.channels.includes("push") ? yield* subscriptions.forUser(user.id) : []
-              yield* deliveries.enqueue(
-                deliveriesFor(
-                  notification,
-                  preferences,
-                  browsers.map((b) => b.id),
-                  emailBatchMillis
-                )
+              }
+            })
+          }
+          const keys = events.map(({ service, id }) => ({ service, id }))
+          if (planned.length === 0) return yield* store.finishAll(keys, "processed", nowIso)
+          yield* transactions.atomically(
+            Effect.gen(function* () {
+              const filedNow = new Set(
+                (yield* notifications.fileAll(planned.map((p) => p.notification))).map((n) => n.id)
               )
-              const orgChat = yield* orgChatDelivery(event, notification, preferences, user.id)
-              if (orgChat !== undefined) yield* deliveries.enqueue([orgChat])
+              const filed = planned.filter((p) => filedNow.has(p.notification.id))
+              const browsers = yield* browsersOf(filed)
+              const orgChat = yield* orgChatDeliveries(filed)
+              yield* deliveries.enqueue([
+                ...filed.flatMap(({ recipient, notification }) =>
+                  deliveriesFor(
+                    notification,
+                    recipient.preferences,
+                    browsers.get(recipient.user.id) ?? [],
+                    emailBatchMillis
+                  )
+                ),
+                ...orgChat
+              ])
+              yield* store.finishAll(keys, "processed", nowIso)
             })
           )
         })
 
-        /** Processes one claimed event; answers whether it is done (finished together with the batch's others). */
-        const processOne = (event: StoredEvent, nowIso: string): Effect.Effect<boolean> =>
+        /** An event whose processing failed alone: retried after its lease, or given up at the attempt limit. */
+        const failed = (event: StoredEvent, nowIso: string, cause: Cause.Cause<unknown>) =>
           Effect.gen(function* () {
-            // Claimed more often than allowed without ever failing: earlier attempts died with their
-            // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
-            if (event.attempts > maxAttempts) {
-              yield* Effect.logError("event processing never finished; giving up", {
-                service: event.service,
-                eventId: event.id,
-                attempts: event.attempts
-              })
-              yield* store.finish(event.service, event.id, "failed", nowIso)
-              return false
-            }
-            const entry = yield* catalog.find(event.type)
-            if (entry?.isNotification === true) yield* notify(event, nowIso)
-            return true
-          }).pipe(
-            Effect.catchCause((cause) =>
-              Effect.gen(function* () {
-                const giveUp = event.attempts >= maxAttempts
-                yield* Effect.logError(
-                  giveUp ? "event processing failed; giving up" : "event processing failed; it will be retried",
-                  { service: event.service, eventId: event.id, attempts: event.attempts },
-                  cause
-                )
-                if (giveUp) yield* store.finish(event.service, event.id, "failed", nowIso)
-                return false
-              })
+            const giveUp = event.attempts >= maxAttempts
+            yield* Effect.logError(
+              giveUp ? "event processing failed; giving up" : "event processing failed; it will be retried",
+              { service: event.service, eventId: event.id, attempts: event.attempts },
+              cause
             )
+            if (giveUp) yield* store.finish(event.service, event.id, "failed", nowIso)
+          })
+
+        /** The batch together; when that fails, each event alone, so that one bad event fails alone. */
+        const process = (events: ReadonlyArray<StoredEvent>, nowIso: string): Effect.Effect<void> =>
+          processTogether(events, nowIso).pipe(
+            Effect.catchCause((cause) =>
+              events.length === 1
+                ? failed(events[0]!, nowIso, cause)
+                : Effect.forEach(events, (event) => process([event], nowIso), { discard: true })
+            ),
+            // A failure of the failure's own bookkeeping: the event stays claimed, processed again after its lease.
+            Effect.catchCause((cause) => Effect.logError("event processing failed", cause))
           )
 
         return EventProcessor.of({
@@ -239,10 +296,22 @@ export class EventProcessor extends Context.Service<
             const now = yield* Clock.currentTimeMillis
             const nowIso = isoAt(now)
             const claimed = yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize)
-            const done = yield* Effect.filter(claimed, (event) => processOne(event, nowIso))
-            // One statement for the batch. A crash before it leaves them claimed: processed again after the
-            // lease, which files nothing twice (a notification is filed once per event).
-            yield* store.finishAll(done, "processed", nowIso)
+            // Claimed more often than allowed without ever failing: earlier attempts died with their
+            // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
+            const live: Array<StoredEvent> = []
+            for (const event of claimed) {
+              if (event.attempts <= maxAttempts) {
+                live.push(event)
+                continue
+              }
+              yield* Effect.logError("event processing never finished; giving up", {
+                service: event.service,
+                eventId: event.id,
+                attempts: event.attempts
+              })
+              yield* store.finish(event.service, event.id, "failed", nowIso)
+            }
+            if (live.length > 0) yield* process(live, nowIso)
             return claimed.length
           })
         })

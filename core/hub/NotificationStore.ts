@@ -47,6 +47,11 @@ export class NotificationStore extends Context.Service<
     readonly file: (
       notification: Notification
     ) => Effect.Effect<{ readonly notification: Notification; readonly filed: boolean }>
+    /**
+     * `file` for many notifications at once (one statement on SQL), each of a different event: answers those
+     * filed now, in the order given; one whose event has a notification already is left out.
+     */
+    readonly fileAll: (notifications: ReadonlyArray<Notification>) => Effect.Effect<ReadonlyArray<Notification>>
     /** The user's feed, newest first, every service (operators). */
     readonly feed: (userId: string, limit: number) => Effect.Effect<ReadonlyArray<Notification>>
     /** One page of the person's own feed, newest first: at most `limit` entries after `after`. */

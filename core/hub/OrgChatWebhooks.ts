@@ -20,6 +20,8 @@ export class OrgChatWebhookStore extends Context.Service<
   OrgChatWebhookStore,
   {
     readonly find: (orgId: string) => Effect.Effect<OrgChatWebhook | undefined>
+    /** The webhooks of those of these organizations that have one, in one read. */
+    readonly findAll: (orgIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<OrgChatWebhook>>
     readonly save: (webhook: OrgChatWebhook) => Effect.Effect<void>
     /** False when the organization had none. */
     readonly remove: (orgId: string) => Effect.Effect<boolean>

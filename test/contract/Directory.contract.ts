@@ -290,24 +290,41 @@ export const DirectoryContract = (name: string, directory: Layer.Layer<Directory
         })
       )
 
-      it.effect("answers a notification's recipient: the user by address with their preferences, in one read", () =>
-        Effect.gen(function* () {
-          const store = yield* Directory
-          const ada = user()
-          yield* store.createUser(ada)
-          assert.deepStrictEqual(yield* store.recipient(ada.email), { user: ada, preferences: defaultPreferences })
-          const chosen = {
-            serviceVisible: { tasks: false },
-            channels: ["email"] as const,
-            emailMode: "immediate" as const
-          }
-          yield* store.savePreferences(ada.id, chosen)
-          assert.deepStrictEqual(yield* store.recipient(ada.email), { user: ada, preferences: chosen })
-          assert.deepStrictEqual(yield* store.recipient(ada.email), {
-            user: (yield* store.findUserByEmail(ada.email))!,
-            preferences: yield* store.preferences(ada.id)
+      it.effect(
+        "answers the recipients of a batch of notifications: users by address with their preferences, in one read",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Directory
+            const ada = user()
+            const bob = user()
+            yield* store.createUser(ada)
+            yield* store.createUser(bob)
+            assert.deepStrictEqual(yield* store.recipients([]), new Map())
+            assert.deepStrictEqual(
+              yield* store.recipients([ada.email]),
+              new Map([[ada.email, { user: ada, preferences: defaultPreferences }]])
+            )
+            const chosen = {
+              serviceVisible: { tasks: false },
+              channels: ["email"] as const,
+              emailMode: "immediate" as const
+            }
+            yield* store.savePreferences(ada.id, chosen)
+            const nobody = `nobody-${ada.email}`
+            // An address twice, and one no user has (absent from the answer).
+            const found = yield* store.recipients([ada.email, nobody, bob.email, ada.email])
+            assert.deepStrictEqual(
+              [...found.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+              [
+                [ada.email, { user: ada, preferences: chosen }],
+                [bob.email, { user: bob, preferences: defaultPreferences }]
+              ].sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1))
+            )
+            assert.deepStrictEqual(found.get(ada.email), {
+              user: (yield* store.findUserByEmail(ada.email))!,
+              preferences: yield* store.preferences(ada.id)
+            })
+            assert.isFalse(found.has(nobody))
           })
-          assert.isUndefined(yield* store.recipient(`nobody-${ada.email}`))
-        })
       )
     }))

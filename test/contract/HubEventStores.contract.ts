@@ -6,8 +6,9 @@ import { CatalogStore, type CatalogEntryInput } from "../../core/hub/CatalogStor
 import { DeliveryStore, type ClaimedDelivery, type NewDelivery } from "../../core/hub/Deliveries.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
 import { NotificationStore, type Notification } from "../../core/hub/NotificationStore.ts"
+import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
 
-export type HubEventStores = EventStore | CatalogStore | NotificationStore | DeliveryStore
+export type HubEventStores = EventStore | CatalogStore | NotificationStore | DeliveryStore | OrgChatWebhookStore
 
 const nextId = monotonicFactory()
 const at = (year: number, seconds = 0) => new Date(Date.UTC(year, 0, 1) + seconds * 1000).toISOString()
@@ -276,6 +277,33 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("files many notifications at once: answers those filed now, leaves out an event filed before", () =>
+        Effect.gen(function* () {
+          const store = yield* NotificationStore
+          const ada = `usr_${randomUUID()}`
+          const bob = `usr_${randomUUID()}`
+          const before = notificationOf(ada, { createdAt: at(2041, 1) })
+          yield* store.file(before)
+          assert.deepStrictEqual(yield* store.fileAll([]), [])
+          const a = notificationOf(ada, { createdAt: at(2041, 2), body: "b", url: null, category: "c" })
+          const b = notificationOf(bob, { createdAt: at(2041, 3), readAt: at(2041, 3) })
+          // Given in an order that is not the events' order: answered in the order given.
+          const again = { ...before, id: nextId(), title: "other" }
+          assert.deepStrictEqual(yield* store.fileAll([b, again, a]), [b, a])
+          assert.deepStrictEqual(yield* store.feed(ada, 10), [a, before])
+          assert.deepStrictEqual(yield* store.feed(bob, 10), [b])
+          // A batch processed again (a processor that crashed after committing) files nothing more.
+          assert.deepStrictEqual(
+            yield* store.fileAll([
+              { ...a, id: nextId() },
+              { ...b, id: nextId() }
+            ]),
+            []
+          )
+          assert.strictEqual((yield* store.feed(ada, 10)).length, 2)
+        })
+      )
+
       it.effect("pages the person's feed by position, leaves hidden services out, and counts what is unread", () =>
         Effect.gen(function* () {
           const store = yield* NotificationStore
@@ -397,6 +425,42 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           })
       )
 
+      it.effect("queues many deliveries at once: a row shared by several notifications once, as first given", () =>
+        Effect.gen(function* () {
+          const notifications = yield* NotificationStore
+          const store = yield* DeliveryStore
+          const ada = `usr_a_${randomUUID()}`
+          const bob = `usr_b_${randomUUID()}`
+          const a = notificationOf(ada, { createdAt: at(2004, 1) })
+          const b = notificationOf(bob, { createdAt: at(2004, 2) })
+          yield* notifications.fileAll([a, b])
+          const shared = `org:org_${randomUUID()}/chat/digest`
+          yield* store.enqueue([])
+          yield* store.enqueue([
+            deliveryOf(a),
+            deliveryOf(a, { channel: "push", target: "sub_1" }),
+            deliveryOf(a, { id: shared, channel: "chat", target: "org:x" }),
+            deliveryOf(b),
+            deliveryOf(b, { id: shared, channel: "chat", target: "org:x" })
+          ])
+          // Queued before: kept as it is.
+          yield* store.enqueue([deliveryOf(b, { nextAttemptAt: at(2090) })])
+          assert.deepStrictEqual(
+            (yield* store.forUser(ada, 10)).map((d) => [d.id, d.channel, d.target, d.status, d.attempts]).sort(),
+            [
+              [`${a.id}/email`, "email", "", "pending", 0],
+              [`${a.id}/push/sub_1`, "push", "sub_1", "pending", 0],
+              [shared, "chat", "org:x", "pending", 0]
+            ].sort()
+          )
+          const bobs = yield* store.forUser(bob, 10)
+          assert.deepStrictEqual(
+            bobs.map((d) => [d.id, d.nextAttemptAt]),
+            [[`${b.id}/email`, b.createdAt]]
+          )
+        })
+      )
+
       it.effect("claims a channel's due deliveries; a retry comes back at its time, then fails or is cancelled", () =>
         Effect.gen(function* () {
           const notifications = yield* NotificationStore
@@ -467,6 +531,36 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           }
           assert.strictEqual(new Set(handedOut).size, handedOut.length)
           assert.strictEqual(handedOut.length, filed.length * 2)
+        })
+      )
+    })
+    describe("OrgChatWebhookStore", () => {
+      it.effect("finds the webhooks of many organizations in one read, those that have one", () =>
+        Effect.gen(function* () {
+          const store = yield* OrgChatWebhookStore
+          const [one, two, none] = [0, 1, 2].map(() => `org_${randomUUID()}`)
+          const webhook = (orgId: string, host: string) => ({
+            orgId,
+            sealedUrl: `sealed:${orgId}`,
+            host,
+            updatedAt: at(2040)
+          })
+          yield* store.save(webhook(one!, "chat.one.example"))
+          yield* store.save(webhook(two!, "chat.two.example"))
+          assert.deepStrictEqual(yield* store.findAll([]), [])
+          const found = yield* store.findAll([none!, two!, one!, two!])
+          assert.deepStrictEqual(
+            [...found].sort((a, b) => (a.orgId < b.orgId ? -1 : 1)),
+            [webhook(one!, "chat.one.example"), webhook(two!, "chat.two.example")].sort((a, b) =>
+              a.orgId < b.orgId ? -1 : 1
+            )
+          )
+          assert.deepStrictEqual(yield* store.find(one!), webhook(one!, "chat.one.example"))
+          assert.isTrue(yield* store.remove(one!))
+          assert.deepStrictEqual(
+            (yield* store.findAll([one!, two!])).map((w) => w.orgId),
+            [two!]
+          )
         })
       )
     })

@@ -13,6 +13,7 @@ import { HubEventStoresContract } from "./HubEventStores.contract.ts"
 import { hubSqlOn } from "./hub-sql-layers.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
+import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 
 /**
@@ -43,7 +44,16 @@ const entry = (title: string): CatalogEntryInput => ({
 for (const backend of sqlBackends) {
   HubEventStoresContract(
     `${backend.name}, with the catalog kept`,
-    hubSqlOn(Layer.mergeAll(EventStoreSql, CatalogStoreWithCacheSql, NotificationStoreSql, DeliveryStoreSql), backend)
+    hubSqlOn(
+      Layer.mergeAll(
+        EventStoreSql,
+        CatalogStoreWithCacheSql,
+        NotificationStoreSql,
+        DeliveryStoreSql,
+        OrgChatWebhookStoreSql
+      ),
+      backend
+    )
   )
 
   describe(`event catalog kept across two hub instances (${backend.name})`, () => {

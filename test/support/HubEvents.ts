@@ -6,6 +6,7 @@ import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory
 import { eventsMigration } from "../../adapters/sql/hub/0004_events.ts"
 import { notificationsMigration } from "../../adapters/sql/hub/0005_notifications.ts"
 import { deliveriesMigration } from "../../adapters/sql/hub/0008_deliveries.ts"
+import { orgChatWebhooksMigration } from "../../adapters/sql/hub/0011_org_chat_webhooks.ts"
 import { ChannelsMemory } from "../../adapters/memory/hub/ChannelsMemory.ts"
 import { MailerMemory } from "../../adapters/memory/MailerMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
@@ -17,7 +18,10 @@ import { sign } from "../../core/auth/Signature.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import type { SqlBackend } from "./Databases.ts"
 
-/** A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications, deliveries). */
+/**
+ * A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications, deliveries,
+ * organizations' chat webhooks).
+ */
 export const hubEventsSqlOn = <A>(
   adapter: Layer.Layer<A, never, SqlClient.SqlClient>,
   backend: SqlBackend
@@ -28,7 +32,8 @@ export const hubEventsSqlOn = <A>(
         idempotencyMigration("hub", 1),
         eventsMigration,
         notificationsMigration,
-        deliveriesMigration
+        deliveriesMigration,
+        orgChatWebhooksMigration
       ])
     ),
     Layer.provide(backend.layer)

@@ -13,6 +13,7 @@ import {
   seedFirstPartyCatalog
 } from "../../core/hub/FirstPartyCatalog.ts"
 import { NotificationStore } from "../../core/hub/NotificationStore.ts"
+import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
 
@@ -120,7 +121,7 @@ describe("EventProcessor", () => {
       yield* store.insert(broken)
       // The directory is down: every attempt fails until the processor gives up.
       const directory = yield* Directory
-      const down = Layer.succeed(Directory)({ ...directory, recipient: () => Effect.die(new Error("down")) })
+      const down = Layer.succeed(Directory)({ ...directory, recipients: () => Effect.die(new Error("down")) })
       const processor = yield* EventProcessor.use(Effect.succeed).pipe(
         Effect.provide(EventProcessor.layer({ leaseMillis: 1000, maxAttempts: 3 }).pipe(Layer.provide(down)))
       )
@@ -150,6 +151,133 @@ describe("EventProcessor", () => {
       assert.deepStrictEqual(yield* NotificationStore.use((n) => n.feed("usr_ada", 10)), [])
       yield* TestClock.adjust(60_000)
       assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 0)
+    }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("EventProcessor, a batch at a time", () => {
+  const org = "org_acme"
+  const joinAcme = (userId: string) =>
+    Directory.use((d) =>
+      d.addMember({
+        orgId: org,
+        userId,
+        role: "MEMBER",
+        department: null,
+        departmentRole: null,
+        departments: [],
+        roles: [],
+        createdAt: "2026-01-01T00:00:00Z"
+      })
+    )
+  const setUpTwo = Effect.gen(function* () {
+    yield* setUp
+    yield* Directory.use((d) =>
+      Effect.gen(function* () {
+        yield* d.createOrg({
+          id: org,
+          name: "Acme",
+          tier: "free",
+          createdAt: "2026-01-01T00:00:00Z",
+          archivedAt: null,
+          mergedIntoOrgId: null,
+          deletedAt: null
+        })
+        yield* d.createUser({
+          id: "usr_bob",
+          email: "bob@example.com",
+          name: "Bob",
+          verified: true,
+          createdAt: "2026-01-01T00:00:00Z"
+        })
+      })
+    )
+    yield* joinAcme("usr_ada")
+    yield* joinAcme("usr_bob")
+    yield* OrgChatWebhookStore.use((s) =>
+      s.save({ orgId: org, sealedUrl: "sealed", host: "chat.example", updatedAt: "2026-01-01T00:00:00Z" })
+    )
+  })
+
+  it.effect(
+    "files the batch's notifications together; the organization's channel hears one happening once; all are processed",
+    () =>
+      Effect.gen(function* () {
+        yield* setUpTwo
+        const store = yield* EventStore
+        // One happening for two holders (the same moment, title and link), another person's, a stranger's, a plain type.
+        const happening = { occurredAt: "2026-01-02T00:00:00Z", data: { title: "Approve the budget", url: "/d/1" } }
+        const forAda = event({ ...happening, subject: { email: "Ada@Example.com", companyId: org } })
+        const forBob = event({ ...happening, subject: { email: "bob@example.com", companyId: org } })
+        const another = event({ data: { title: "Report ready" }, subject: { email: "bob@example.com" } })
+        const stranger = event({ subject: { email: "nobody@example.com", companyId: org } })
+        const plain = event({ type: "acme.thing.happened", data: {} })
+        const batch = [forAda, forBob, another, stranger, plain]
+        for (const e of batch) yield* store.insert(e)
+
+        assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 5)
+        for (const e of batch) assert.strictEqual((yield* store.find("acme", e.id))?.status, "processed")
+        const feedOf = (userId: string) =>
+          Effect.map(
+            NotificationStore.use((n) => n.feed(userId, 10)),
+            (feed) => feed.map((n) => [n.eventId, n.title]).sort()
+          )
+        assert.deepStrictEqual(yield* feedOf("usr_ada"), [[forAda.id, "Approve the budget"]])
+        assert.deepStrictEqual(
+          yield* feedOf("usr_bob"),
+          [
+            [forBob.id, "Approve the budget"],
+            [another.id, "Report ready"]
+          ].sort()
+        )
+        const queued = (userId: string) =>
+          Effect.map(
+            DeliveryStore.use((d) => d.forUser(userId, 10)),
+            (log) => log.map((d) => [d.channel, d.target]).sort()
+          )
+        // Email for each notification; the organization's row once, logged under the first it was queued for.
+        assert.deepStrictEqual(yield* queued("usr_ada"), [
+          ["chat", "org:org_acme"],
+          ["email", ""]
+        ])
+        assert.deepStrictEqual(yield* queued("usr_bob"), [
+          ["email", ""],
+          ["email", ""]
+        ])
+        // Finished in the same unit: nothing is left to claim.
+        assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 0)
+      }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("an event whose processing fails does not hold back the others of its batch", () =>
+    Effect.gen(function* () {
+      yield* setUpTwo
+      const store = yield* EventStore
+      const good = event({ subject: { email: "bob@example.com" } })
+      const broken = event()
+      yield* store.insert(good)
+      yield* store.insert(broken)
+      // Ada's address cannot be read: the batch fails, then each event is processed alone.
+      const directory = yield* Directory
+      const flaky = Layer.succeed(Directory)({
+        ...directory,
+        recipients: (emails) =>
+          emails.includes("ada@example.com") ? Effect.die(new Error("down")) : directory.recipients(emails)
+      })
+      const processor = yield* EventProcessor.use(Effect.succeed).pipe(
+        Effect.provide(EventProcessor.layer({ leaseMillis: 1000, maxAttempts: 3 }).pipe(Layer.provide(flaky)))
+      )
+      assert.strictEqual(yield* processor.runDue(), 2)
+      assert.strictEqual((yield* store.find("acme", good.id))?.status, "processed")
+      assert.strictEqual((yield* NotificationStore.use((n) => n.feed("usr_bob", 10))).length, 1)
+      // The broken one stays claimed, to be tried again after its lease.
+      assert.deepStrictEqual(
+        [(yield* store.find("acme", broken.id))?.status, (yield* store.find("acme", broken.id))?.attempts],
+        ["accepted", 1]
+      )
+      assert.strictEqual(yield* processor.runDue(), 0)
+      yield* TestClock.adjust(1000)
+      assert.strictEqual(yield* processor.runDue(), 1)
     }).pipe(Effect.provide(stack))
   )
 })

@@ -6,6 +6,7 @@ import {
   type Installation,
   type Membership,
   type Organization,
+  type Recipient,
   type User,
   type UserPreferences
 } from "../../../core/hub/Directory.ts"
@@ -103,11 +104,16 @@ export const DirectoryMemory = Layer.sync(Directory, () => {
 
     savePreferences: (userId, value) => Effect.sync(() => void preferences.set(userId, value)),
     preferences: (userId) => Effect.sync(() => preferences.get(userId) ?? defaultPreferences),
-    recipient: (email) =>
+    recipients: (emails) =>
       Effect.sync(() => {
-        const id = userIdByEmail.get(email)
-        const user = id === undefined ? undefined : users.get(id)
-        return user === undefined ? undefined : { user, preferences: preferences.get(user.id) ?? defaultPreferences }
+        const found = new Map<string, Recipient>()
+        for (const email of emails) {
+          const id = userIdByEmail.get(email)
+          const user = id === undefined ? undefined : users.get(id)
+          if (user !== undefined)
+            found.set(email, { user, preferences: preferences.get(user.id) ?? defaultPreferences })
+        }
+        return found
       })
   })
 })

@@ -32,16 +32,19 @@ export const NotificationStoreMemory = Layer.effectContext(
     const pending = () => [...deliveries.values()].filter((d) => d.status === "pending").sort(byAge)
     const visible = (n: Notification, hidden: ReadonlyArray<string>) => !hidden.includes(n.service)
 
+    const fileOne = (notification: Notification) => {
+      const key = JSON.stringify([notification.service, notification.eventId])
+      const existing = byEvent.get(key)
+      if (existing !== undefined) return { notification: { ...notifications.get(existing)! }, filed: false }
+      byEvent.set(key, notification.id)
+      notifications.set(notification.id, { ...notification })
+      return { notification: { ...notification }, filed: true }
+    }
+
     const store = NotificationStore.of({
-      file: (notification) =>
-        Effect.sync(() => {
-          const key = JSON.stringify([notification.service, notification.eventId])
-          const existing = byEvent.get(key)
-          if (existing !== undefined) return { notification: { ...notifications.get(existing)! }, filed: false }
-          byEvent.set(key, notification.id)
-          notifications.set(notification.id, { ...notification })
-          return { notification: { ...notification }, filed: true }
-        }),
+      file: (notification) => Effect.sync(() => fileOne(notification)),
+      fileAll: (list) =>
+        Effect.sync(() => list.map(fileOne).flatMap(({ notification, filed }) => (filed ? [notification] : []))),
       feed: (userId, limit) =>
         Effect.sync(() =>
           [...notifications.values()]

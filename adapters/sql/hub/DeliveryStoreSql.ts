@@ -152,17 +152,34 @@ export const DeliveryStoreSql: Layer.Layer<DeliveryStore, never, SqlClient.SqlCl
     })
 
     return DeliveryStore.of({
-      enqueue: (deliveries) =>
-        Effect.forEach(
-          deliveries,
-          (d) => sql`
-            INSERT INTO hub.deliveries (id, notification_id, user_id, channel, target, status, next_attempt_at,
-              created_at)
-            VALUES (${deliveryId(d)}, ${d.notificationId}, ${d.userId}, ${d.channel}, ${d.target}, 'pending',
-              ${d.nextAttemptAt}::timestamptz, ${d.createdAt}::timestamptz)
-            ON CONFLICT (id) DO NOTHING`,
-          { discard: true }
-        ).pipe(Effect.orDie),
+      enqueue: (deliveries) => {
+        // One row per id, the first given (a shared row is logged under the first person it was queued for),
+        // in id order, so that two processors queueing the same shared row never deadlock.
+        const firsts = new Map<string, (typeof deliveries)[number]>()
+        for (const d of deliveries) {
+          const id = deliveryId(d)
+          if (!firsts.has(id)) firsts.set(id, d)
+        }
+        if (firsts.size === 0) return Effect.void
+        const rows = [...firsts.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([id, d]) => ({
+            id,
+            notification_id: d.notificationId,
+            user_id: d.userId,
+            channel: d.channel,
+            target: d.target,
+            next_attempt_at: d.nextAttemptAt,
+            created_at: d.createdAt
+          }))
+        return sql`
+          INSERT INTO hub.deliveries (id, notification_id, user_id, channel, target, status, next_attempt_at,
+            created_at)
+          SELECT d.id, d.notification_id, d.user_id, d.channel, d.target, 'pending', d.next_attempt_at, d.created_at
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS d(id text, notification_id text, user_id text,
+            channel text, target text, next_attempt_at timestamptz, created_at timestamptz)
+          ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie)
+      },
       claimEmail: (nowIso, leaseUntilIso, maxUsers) =>
         claimEmailRows({ nowIso, leaseUntilIso, maxUsers }).pipe(
           Effect.map((rows) => {

@@ -10,6 +10,7 @@ import {
   type Installation,
   type Membership,
   type Organization,
+  type Recipient,
   type User
 } from "../../../core/hub/Directory.ts"
 import { Tier } from "../../../core/kernel/Manifest.ts"
@@ -210,11 +211,13 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
       execute: (userId) => sql`SELECT doc FROM hub.preferences WHERE user_id = ${userId}`
     })
 
-    const recipient = SqlSchema.findOneOption({
-      Request: Schema.String,
+    // The addresses in one JSON parameter: one statement text whatever their number.
+    const recipientRows = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ ...UserRow.fields, preferences: Schema.NullOr(PreferencesRow.fields.doc) }),
-      execute: (email) => sql`SELECT u.id, u.email, u.name, u.verified, u.created_at, p.doc AS preferences
-        FROM hub.users u LEFT JOIN hub.preferences p ON p.user_id = u.id WHERE u.email = ${email}`
+      execute: (emails) => sql`SELECT u.id, u.email, u.name, u.verified, u.created_at, p.doc AS preferences
+        FROM hub.users u LEFT JOIN hub.preferences p ON p.user_id = u.id
+        WHERE u.email IN (SELECT jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb))`
     })
 
     const orUndefined = <A, B>(found: Option.Option<A>, f: (a: A) => B) => Option.getOrUndefined(Option.map(found, f))
@@ -358,13 +361,21 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
           Effect.map((row) => orUndefined(row, (r) => r.doc) ?? defaultPreferences),
           Effect.orDie
         ),
-      recipient: (email) =>
-        recipient(email).pipe(
-          Effect.map((found) =>
-            orUndefined(found, (row) => ({ user: toUser(row), preferences: row.preferences ?? defaultPreferences }))
-          ),
-          Effect.orDie
-        )
+      recipients: (emails) =>
+        emails.length === 0
+          ? Effect.succeed(new Map<string, Recipient>())
+          : recipientRows(emails).pipe(
+              Effect.map(
+                (rows) =>
+                  new Map(
+                    rows.map((row): [string, Recipient] => [
+                      row.email,
+                      { user: toUser(row), preferences: row.preferences ?? defaultPreferences }
+                    ])
+                  )
+              ),
+              Effect.orDie
+            )
     })
   })
 )

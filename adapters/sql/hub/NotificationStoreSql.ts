@@ -32,6 +32,9 @@ export const toNotification = (row: typeof NotificationRow.Type): Notification =
   readAt: row.read_at?.toISOString() ?? null
 })
 
+const inEventOrder = (a: Notification, b: Notification) =>
+  a.service < b.service ? -1 : a.service > b.service ? 1 : a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0
+
 /**
  * The NotificationStore port over `hub.notifications` (0005_notifications.ts, 0008_deliveries.ts). Filing is
  * insert-if-absent on the unique (service, event_id), then a read of the stored row: a reprocessed event
@@ -92,6 +95,37 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
           const stored = yield* byEvent({ service: n.service, eventId: n.eventId })
           return { notification: toNotification(stored), filed: false }
         }).pipe(Effect.orDie),
+      fileAll: (list) =>
+        list.length === 0
+          ? Effect.succeed([])
+          : Effect.gen(function* () {
+              // In (service, event id) order, so that two processors filing the same events never deadlock.
+              const rows = [...list].sort(inEventOrder).map((n) => ({
+                id: n.id,
+                user_id: n.userId,
+                email: n.email,
+                service: n.service,
+                event_id: n.eventId,
+                type: n.type,
+                title: n.title,
+                body: n.body,
+                url: n.url,
+                category: n.category,
+                created_at: n.createdAt,
+                read_at: n.readAt
+              }))
+              const inserted = yield* sql<{ readonly id: string }>`
+                INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url,
+                  category, created_at, read_at)
+                SELECT n.id, n.user_id, n.email, n.service, n.event_id, n.type, n.title, n.body, n.url, n.category,
+                  n.created_at, n.read_at
+                FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(id text, user_id text, email text,
+                  service text, event_id text, type text, title text, body text, url text, category text,
+                  created_at timestamptz, read_at timestamptz)
+                ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
+              const filed = new Set(inserted.map((row) => row.id))
+              return list.filter((n) => filed.has(n.id))
+            }).pipe(Effect.orDie),
       feed: (userId, limit) =>
         feedRows({ userId, limit }).pipe(
           Effect.map((rows) => rows.map(toNotification)),

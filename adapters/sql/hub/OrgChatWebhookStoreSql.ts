@@ -26,12 +26,25 @@ export const OrgChatWebhookStoreSql: Layer.Layer<OrgChatWebhookStore, never, Sql
       Result: Row,
       execute: (orgId) => sql`SELECT * FROM hub.org_chat_webhooks WHERE org_id = ${orgId}`
     })
+    const byOrgs = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Row,
+      execute: (orgIds) => sql`SELECT * FROM hub.org_chat_webhooks
+        WHERE org_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(orgIds)}::jsonb))`
+    })
     return OrgChatWebhookStore.of({
       find: (orgId) =>
         byOrg(orgId).pipe(
           Effect.map((rows) => (rows[0] === undefined ? undefined : toWebhook(rows[0]))),
           Effect.orDie
         ),
+      findAll: (orgIds) =>
+        orgIds.length === 0
+          ? Effect.succeed([])
+          : byOrgs(orgIds).pipe(
+              Effect.map((rows) => rows.map(toWebhook)),
+              Effect.orDie
+            ),
       save: (w) =>
         sql`
           INSERT INTO hub.org_chat_webhooks (org_id, url, host, updated_at)
