@@ -37,7 +37,9 @@ export interface StartFigures {
   readonly database: StartDatabase
   /**
    * What compiling the server cost before the runs (`node scripts/start.mjs --compile-only`): about a second
-   * after the sources or dependencies changed, a fingerprint check otherwise. `npm install` pays it ahead.
+   * after the sources or dependencies changed, a few more when the migrations changed too (the embedded
+   * database image a fresh start copies is made then), a fingerprint check otherwise. `npm install` pays it
+   * ahead.
    */
   readonly compileMillis: number
   readonly runs: ReadonlyArray<StartRun>
