@@ -1,0 +1,186 @@
+/**
+ * Decision creates on two versions of the server at once, in alternating bursts, so that whatever else the
+ * machine is doing weighs on both alike: each runs from its own checkout (`npm start` there) on a Postgres
+ * database of its own, gets the same data, and then takes turns with the other, a burst of creates each,
+ * for a number of rounds, at one connection and then at 32. Printed per side: p50 over all its answers, and
+ * the CPU time per create of its processes and of its database backends (from /proc).
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createPaired.ts <other checkout> [--rounds=8] [--burst=200] [--hub-down]
+ *
+ * The other checkout needs its node_modules; this one is the second side.
+ */
+import autocannon from "autocannon"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import pg from "pg"
+import { percentile } from "./Report.ts"
+import { freshDatabase, startBundledServer, type BundledServer } from "./ServerProcess.ts"
+import { decisionPayload, machineKeysSetting, setUpBenchData } from "./Setup.ts"
+
+const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
+const other = process.argv.slice(2).find((arg) => !arg.startsWith("--"))
+if (other === undefined) throw new Error("name the other checkout")
+const rounds = Number(option("rounds") ?? "8")
+const burst = Number(option("burst") ?? "200")
+const hubDown = process.argv.includes("--hub-down")
+const databaseUrl = process.env["DATABASE_URL"]
+if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
+
+const secret = () => randomBytes(24).toString("hex")
+const unlimited = "1000000000"
+
+const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+const groupPids = (pgid: number): Array<number> =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2]) === pgid
+      } catch {
+        return false
+      }
+    })
+
+interface Side {
+  readonly name: string
+  readonly server: BundledServer
+  readonly callerKey: string
+  readonly database: string
+  readonly drop: () => Promise<void>
+  readonly dir: string
+}
+
+const admin = new pg.Client({ connectionString: databaseUrl })
+await admin.connect()
+
+const startSide = async (name: string, root: string): Promise<Side> => {
+  const dir = mkdtempSync(join(tmpdir(), "hitl-create-paired-"))
+  const database = await freshDatabase(databaseUrl, "createpaired")
+  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const server = await startBundledServer({
+    cwd: root,
+    logFile: join(dir, "server.log"),
+    env: {
+      DATA_DIR: join(dir, "server-data"),
+      DATABASE_URL: database.url,
+      HUB_ADMIN_KEY: keys.hubAdminKey,
+      HUB_SECRETS_KEY: secret(),
+      DECISIONS_API_KEY: keys.decisionsApiKey,
+      DECISIONS_EMBED_KEY: secret(),
+      DECISIONS_SECRETS_KEY: secret(),
+      TASKS_API_KEY: secret(),
+      TASKS_SIGNING_KEY: secret(),
+      TASKS_SECRETS_KEY: secret(),
+      TASKS_MACHINE_KEYS: machineKeysSetting,
+      DECISIONS_CALLER_RATE_LIMIT: unlimited,
+      DECISIONS_USER_RATE_LIMIT: unlimited,
+      HUB_EVENTS_PER_MINUTE: unlimited,
+      HUB_CALLS_PER_MINUTE: unlimited,
+      ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {})
+    }
+  })
+  const data = await setUpBenchData(server, keys)
+  return {
+    name,
+    server,
+    callerKey: data.callerKey,
+    database: new URL(database.url).pathname.slice(1),
+    drop: database.drop,
+    dir
+  }
+}
+
+const run = randomBytes(6).toString("hex")
+let n = 0
+const fire = (side: Side, connections: number, amount: number) =>
+  new Promise<Array<number>>((done, fail) => {
+    const latencies: Array<number> = []
+    const instance = autocannon(
+      {
+        url: side.server.decisions,
+        connections,
+        amount,
+        timeout: 30,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/v1/decisions",
+            setupRequest: (request) => {
+              n++
+              return {
+                ...request,
+                method: "POST",
+                path: "/api/v1/decisions",
+                headers: {
+                  "content-type": "application/json",
+                  authorization: `Bearer ${side.callerKey}`,
+                  "idempotency-key": `paired-${run}-${n}`
+                },
+                body: decisionPayload(n)
+              }
+            }
+          }
+        ]
+      },
+      (error) => (error ? fail(error) : done(latencies))
+    )
+    instance.on("response", (_client, status, _bytes, ms) => {
+      if (status !== 201) fail(new Error(`${side.name} answered ${status}`))
+      latencies.push(ms)
+    })
+  })
+
+const sides = [await startSide("other", resolve(other)), await startSide("this", resolve(import.meta.dirname, ".."))]
+try {
+  for (const connections of [1, 32]) {
+    const totals = sides.map(() => ({ latencies: [] as Array<number>, server: 0, db: 0, creates: 0 }))
+    for (const side of sides) await fire(side, connections, Math.max(200, connections * 20))
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, side] of sides.entries()) {
+        const serverPids = groupPids(side.server.child.pid!)
+        const pgPids = (
+          await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [side.database])
+        ).rows.map((row: { pid: number }) => row.pid)
+        const cpu = () => ({
+          server: serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0),
+          db: pgPids.reduce((sum: number, pid: number) => sum + cpuMs(pid), 0)
+        })
+        const before = cpu()
+        const latencies = await fire(side, connections, burst)
+        const after = cpu()
+        const total = totals[i]!
+        total.latencies.push(...latencies)
+        total.server += after.server - before.server
+        total.db += after.db - before.db
+        total.creates += burst
+      }
+    }
+    for (const [i, side] of sides.entries()) {
+      const total = totals[i]!
+      const sorted = Float64Array.from(total.latencies).sort()
+      process.stdout.write(
+        `${side.name.padEnd(6)} ${String(connections).padStart(2)} conn: p50 ${percentile(sorted, 50).toFixed(2)} ms, ` +
+          `p99 ${percentile(sorted, 99).toFixed(1)} ms; server CPU ${(total.server / total.creates).toFixed(2)} ms/create, ` +
+          `backends ${(total.db / total.creates).toFixed(2)} ms/create (${total.creates} creates)\n`
+      )
+    }
+  }
+} finally {
+  for (const side of sides) {
+    await side.server.stop()
+    await side.drop()
+    rmSync(side.dir, { recursive: true, force: true })
+  }
+  await admin.end()
+}
