@@ -50,7 +50,9 @@ export interface EventIngestConfig {
   readonly maxBodyBytes?: number | undefined
 }
 
-const decodeEvent = Schema.decodeUnknownResult(InboundEvent, { errors: "all" })
+// A valid envelope is decoded once, stopping at a first issue; only a refused one is decoded again for all.
+const decodeEvent = Schema.decodeUnknownResult(InboundEvent)
+const eventIssues = Schema.decodeUnknownResult(InboundEvent, { errors: "all" })
 const textDecoder = new TextDecoder("utf-8", { fatal: true })
 
 /**
@@ -130,9 +132,10 @@ export class EventIngest extends Context.Service<
 
           const decoded = decodeEvent(json)
           if (decoded._tag === "Failure") {
+            const all = eventIssues(json)
             return yield* new ValidationError({
               message: "The event failed validation.",
-              details: schemaIssues("body", decoded.failure.issue)
+              details: schemaIssues("body", all._tag === "Failure" ? all.failure.issue : decoded.failure.issue)
             })
           }
           const event = decoded.success

@@ -1,12 +1,12 @@
 import { Effect, Layer } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { EventCatalogEntry } from "../../../core/hub/CatalogStore.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { DeliveryStore } from "../../../core/hub/Deliveries.ts"
 import { PersonNotifications } from "../../../core/hub/PersonNotifications.ts"
 import { EventCatalog } from "../../../core/hub/EventCatalog.ts"
-import { EventIngest } from "../../../core/hub/EventIngest.ts"
+import { EventIngest, type IngestOutcome } from "../../../core/hub/EventIngest.ts"
 import { EventHeaderNames } from "../../../core/hub/Events.ts"
 import type { Notification } from "../../../core/hub/NotificationStore.ts"
 import { NotificationStore } from "../../../core/hub/NotificationStore.ts"
@@ -38,33 +38,31 @@ const feedEntry = (n: Notification) => ({
   readAt: n.readAt
 })
 
-const header = (request: HttpServerRequest.HttpServerRequest, name: string): string | undefined => {
-  const value = request.headers[name]
-  return typeof value === "string" ? value : undefined
-}
+/** The answer to a delivery, written as it is (its shape is IngestAnswer's). */
+const ingestAnswer = (outcome: IngestOutcome) =>
+  HttpServerResponse.jsonUnsafe(
+    { data: { id: outcome.id, status: outcome.status } },
+    { status: outcome.status === "accepted" ? 202 : 200 }
+  )
 
-/** `POST /api/webhooks/events`: the raw body and the four headers go to the use case as they arrived. */
+/** `POST /api/webhooks/events`: the raw body and the four headers (as declared) go to the use case as they arrived. */
 export const EventIngestHandlers = HttpApiBuilder.group(EventsApi, "eventIngest", (handlers) =>
   Effect.gen(function* () {
     const ingest = yield* EventIngest
-    return handlers.handle("deliver", ({ payload }) =>
+    return handlers.handle("deliver", ({ headers, payload }) =>
       answer(
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const outcome = yield* ingest.ingest({
+        Effect.map(
+          ingest.ingest({
             headers: {
-              signature: header(request, EventHeaderNames.signature),
-              timestamp: header(request, EventHeaderNames.timestamp),
-              eventId: header(request, EventHeaderNames.eventId),
-              delivery: header(request, EventHeaderNames.delivery)
+              signature: headers[EventHeaderNames.signature],
+              timestamp: headers[EventHeaderNames.timestamp],
+              eventId: headers[EventHeaderNames.eventId],
+              delivery: headers[EventHeaderNames.delivery]
             },
             body: payload
-          })
-          return HttpServerResponse.jsonUnsafe(
-            { data: { id: outcome.id, status: outcome.status } },
-            { status: outcome.status === "accepted" ? 202 : 200 }
-          )
-        })
+          }),
+          ingestAnswer
+        )
       )
     )
   })
