@@ -283,10 +283,16 @@ describe.each(databases)("a crash loses nothing acknowledged and repeats nothing
       return Promise.all(Array.from({ length: 6 }, client))
     }
 
-    // Two crashes at random moments, each followed by a restart on the same data.
+    // Two crashes at random moments, each followed by a restart on the same data. A crash comes once the
+    // round's load is under way (a dozen more requests acknowledged, however busy the machine), then after a
+    // random pause.
+    const acknowledgedSoFar = () => sent.filter((r) => r.first !== undefined).length
     for (let round = 0; round < 2; round++) {
+      const before = acknowledgedSoFar()
       const clients = load()
-      await sleep(400 + Math.floor(Math.random() * 900))
+      const underWay = Date.now() + 60_000
+      while (acknowledgedSoFar() < before + 12 && Date.now() < underWay) await sleep(20)
+      await sleep(Math.floor(Math.random() * 900))
       server.child.kill("SIGKILL")
       await server.exited
       await clients
