@@ -27,34 +27,43 @@ export interface ChildService {
 /** Linux's clock ticks per second, the unit of /proc/<pid>/stat's CPU times (100 on every common build). */
 const ticksPerSecond = 100
 
+/** The fields of /proc/<pid>/stat after the command (which may hold spaces): state ppid pgrp ... */
+const statFields = (pid: number | string): ReadonlyArray<string> | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  } catch {
+    return undefined
+  }
+}
+
+/** CPU milliseconds (user and system) a live process has used so far, its threads included; 0 once gone. */
+export const processCpuMillis = (pid: number): number => {
+  const fields = statFields(pid)
+  return fields === undefined ? 0 : ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
+}
+
+/** The live processes of a process group (Linux only; none elsewhere). */
+export const processGroupPids = (group: number): Array<number> => {
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return []
+  }
+  return entries.filter((entry) => /^[0-9]+$/.test(entry) && Number(statFields(entry)?.[2]) === group).map(Number)
+}
+
+/** CPU milliseconds used so far by the given processes (a process that has exited counts 0). */
+export const processesCpuMillis = (pids: ReadonlyArray<number>): number =>
+  pids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
+
 /**
  * CPU seconds used so far by the live processes of a process group, summed from /proc (Linux only; 0
  * elsewhere). A process's own threads are included; a process that has exited is not, so the group must
  * be the same before and after what is measured.
  */
-export const processGroupCpuSeconds = (group: number): number => {
-  let ticks = 0
-  let entries: Array<string>
-  try {
-    entries = readdirSync("/proc")
-  } catch {
-    return 0
-  }
-  for (const entry of entries) {
-    if (!/^[0-9]+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-    } catch {
-      continue
-    }
-    // Fields after the command (which may hold spaces) in parentheses: state ppid pgrp ... utime(14) stime(15).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    if (Number(fields[2]) !== group) continue
-    ticks += Number(fields[11]) + Number(fields[12])
-  }
-  return ticks / ticksPerSecond
-}
+export const processGroupCpuSeconds = (group: number): number => processesCpuMillis(processGroupPids(group)) / 1000
 
 /**
  * Spawns a command in a process group of its own (npm, its shell and the server under it), its output going

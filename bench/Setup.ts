@@ -4,6 +4,8 @@
  * type), the decisions workspace (a role held by one member, a caller key) and the task inbox (a personal API
  * key per user, made with the operator's machine key). Any answer outside 2xx stops the benchmark.
  */
+import { randomBytes } from "node:crypto"
+import { join } from "node:path"
 import type { BundledServer } from "./ServerProcess.ts"
 
 export const benchOrgName = "Bench Org"
@@ -155,3 +157,42 @@ export const setUpBenchData = async (server: BundledServer, keys: OperatorKeys):
   )
   return { orgId, callerKey, decisionId, signingKey, creatorTaskKey, readerTaskKey, workspaceToken }
 }
+
+/** A fresh random secret for a benchmarked server's settings. */
+export const benchSecret = () => randomBytes(24).toString("hex")
+
+/** Far above what any load reaches: a benchmark measures work, never a 429. */
+export const unlimitedRate = "1000000000"
+
+/**
+ * The settings every benchmarked server starts with: its data under `dir`, the Postgres database `databaseUrl`
+ * when given (else the embedded one), the operator keys, a fresh secret for every other key, the task inbox's
+ * machine keys, and every per-minute limit lifted; `BENCH_SERVER_ENV` (JSON) and `extra` on top.
+ */
+export const benchServerEnv = (options: {
+  readonly dir: string
+  readonly databaseUrl?: string | undefined
+  readonly keys: OperatorKeys
+  readonly extra?: Readonly<Record<string, string>> | undefined
+}): Record<string, string> => ({
+  DATA_DIR: join(options.dir, "server-data"),
+  ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+  HUB_ADMIN_KEY: options.keys.hubAdminKey,
+  HUB_SECRETS_KEY: benchSecret(),
+  DECISIONS_API_KEY: options.keys.decisionsApiKey,
+  DECISIONS_EMBED_KEY: benchSecret(),
+  DECISIONS_SECRETS_KEY: benchSecret(),
+  TASKS_API_KEY: benchSecret(),
+  TASKS_SIGNING_KEY: benchSecret(),
+  TASKS_SECRETS_KEY: benchSecret(),
+  TASKS_MACHINE_KEYS: machineKeysSetting,
+  DECISIONS_CALLER_RATE_LIMIT: unlimitedRate,
+  DECISIONS_USER_RATE_LIMIT: unlimitedRate,
+  HUB_EVENTS_PER_MINUTE: unlimitedRate,
+  HUB_CALLS_PER_MINUTE: unlimitedRate,
+  ...(JSON.parse(process.env["BENCH_SERVER_ENV"] ?? "{}") as Record<string, string>),
+  ...options.extra
+})
+
+/** New operator keys for a benchmarked server. */
+export const newOperatorKeys = (): OperatorKeys => ({ hubAdminKey: benchSecret(), decisionsApiKey: benchSecret() })

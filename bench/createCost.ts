@@ -11,13 +11,13 @@
  */
 import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { percentile } from "./Report.ts"
-import { freshDatabase, startBundledServer } from "./ServerProcess.ts"
-import { decisionPayload, machineKeysSetting, setUpBenchData } from "./Setup.ts"
+import { freshDatabase, processCpuMillis, processGroupPids, startBundledServer } from "./ServerProcess.ts"
+import { benchServerEnv, decisionPayload, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const option = (name: string) =>
@@ -28,32 +28,6 @@ const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-1
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
 
-const secret = () => randomBytes(24).toString("hex")
-const unlimited = "1000000000"
-
-/** utime + stime of a process, in ms (clock ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return 0
-  }
-}
-
-/** Every process of a process group (the server: npm, its shell and node). */
-const groupPids = (pgid: number): Array<number> =>
-  readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2]) === pgid
-      } catch {
-        return false
-      }
-    })
-
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "hitl-create-cost-"))
   const database = await freshDatabase(databaseUrl, "createcost")
@@ -61,28 +35,16 @@ const main = async () => {
   const admin = new pg.Client({ connectionString: databaseUrl })
   await admin.connect()
   await admin.query(`ALTER DATABASE ${name} SET log_statement = 'all'`)
-  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const keys = newOperatorKeys()
   const server = await startBundledServer({
     cwd: root,
     logFile: join(dir, "server.log"),
-    env: {
-      DATA_DIR: join(dir, "server-data"),
-      DATABASE_URL: database.url,
-      HUB_ADMIN_KEY: keys.hubAdminKey,
-      HUB_SECRETS_KEY: secret(),
-      DECISIONS_API_KEY: keys.decisionsApiKey,
-      DECISIONS_EMBED_KEY: secret(),
-      DECISIONS_SECRETS_KEY: secret(),
-      TASKS_API_KEY: secret(),
-      TASKS_SIGNING_KEY: secret(),
-      TASKS_SECRETS_KEY: secret(),
-      TASKS_MACHINE_KEYS: machineKeysSetting,
-      DECISIONS_CALLER_RATE_LIMIT: unlimited,
-      DECISIONS_USER_RATE_LIMIT: unlimited,
-      HUB_EVENTS_PER_MINUTE: unlimited,
-      HUB_CALLS_PER_MINUTE: unlimited,
-      ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {})
-    }
+    env: benchServerEnv({
+      dir,
+      databaseUrl: database.url,
+      keys,
+      extra: hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}
+    })
   })
   try {
     const data = await setUpBenchData(server, keys)
@@ -138,11 +100,11 @@ const main = async () => {
       )
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
-      const serverPids = groupPids(server.child.pid!)
+      const serverPids = processGroupPids(server.child.pid!)
       const pgPids = await backends()
       const cpu = () => ({
-        server: serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0),
-        db: pgPids.reduce((sum, pid) => sum + cpuMs(pid), 0)
+        server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
+        db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
       })
       const logFrom = statSync(logPath).size
       const before = cpu()

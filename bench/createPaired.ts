@@ -11,13 +11,19 @@
  */
 import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { percentile } from "./Report.ts"
-import { freshDatabase, startBundledServer, type BundledServer } from "./ServerProcess.ts"
-import { decisionPayload, machineKeysSetting, setUpBenchData } from "./Setup.ts"
+import {
+  type BundledServer,
+  freshDatabase,
+  processCpuMillis,
+  processGroupPids,
+  startBundledServer
+} from "./ServerProcess.ts"
+import { benchServerEnv, decisionPayload, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
 const other = process.argv.slice(2).find((arg) => !arg.startsWith("--"))
@@ -27,30 +33,6 @@ const burst = Number(option("burst") ?? "200")
 const hubDown = process.argv.includes("--hub-down")
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
-
-const secret = () => randomBytes(24).toString("hex")
-const unlimited = "1000000000"
-
-const cpuMs = (pid: number): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return 0
-  }
-}
-
-const groupPids = (pgid: number): Array<number> =>
-  readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2]) === pgid
-      } catch {
-        return false
-      }
-    })
 
 interface Side {
   readonly name: string
@@ -67,28 +49,16 @@ await admin.connect()
 const startSide = async (name: string, root: string): Promise<Side> => {
   const dir = mkdtempSync(join(tmpdir(), "hitl-create-paired-"))
   const database = await freshDatabase(databaseUrl, "createpaired")
-  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const keys = newOperatorKeys()
   const server = await startBundledServer({
     cwd: root,
     logFile: join(dir, "server.log"),
-    env: {
-      DATA_DIR: join(dir, "server-data"),
-      DATABASE_URL: database.url,
-      HUB_ADMIN_KEY: keys.hubAdminKey,
-      HUB_SECRETS_KEY: secret(),
-      DECISIONS_API_KEY: keys.decisionsApiKey,
-      DECISIONS_EMBED_KEY: secret(),
-      DECISIONS_SECRETS_KEY: secret(),
-      TASKS_API_KEY: secret(),
-      TASKS_SIGNING_KEY: secret(),
-      TASKS_SECRETS_KEY: secret(),
-      TASKS_MACHINE_KEYS: machineKeysSetting,
-      DECISIONS_CALLER_RATE_LIMIT: unlimited,
-      DECISIONS_USER_RATE_LIMIT: unlimited,
-      HUB_EVENTS_PER_MINUTE: unlimited,
-      HUB_CALLS_PER_MINUTE: unlimited,
-      ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {})
-    }
+    env: benchServerEnv({
+      dir,
+      databaseUrl: database.url,
+      keys,
+      extra: hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}
+    })
   })
   const data = await setUpBenchData(server, keys)
   return {
@@ -148,13 +118,13 @@ try {
     for (const side of sides) await fire(side, connections, Math.max(200, connections * 20))
     for (let round = 0; round < rounds; round++) {
       for (const [i, side] of sides.entries()) {
-        const serverPids = groupPids(side.server.child.pid!)
+        const serverPids = processGroupPids(side.server.child.pid!)
         const pgPids = (
           await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [side.database])
         ).rows.map((row: { pid: number }) => row.pid)
         const cpu = () => ({
-          server: serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0),
-          db: pgPids.reduce((sum: number, pid: number) => sum + cpuMs(pid), 0)
+          server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
+          db: pgPids.reduce((sum: number, pid: number) => sum + processCpuMillis(pid), 0)
         })
         const before = cpu()
         const latencies = await fire(side, connections, burst)

@@ -15,15 +15,21 @@
  * Postgres 15).
  */
 import autocannon from "autocannon"
-import { createHmac, randomBytes } from "node:crypto"
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
+import { createHmac } from "node:crypto"
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { ulid } from "ulid"
 import { seedBaseline } from "../bench/Paths.ts"
-import { freshDatabase, startBaseline, startBundledServer } from "../bench/ServerProcess.ts"
-import { deciderEmail, machineKeysSetting, producerId, setUpBenchData } from "../bench/Setup.ts"
+import {
+  freshDatabase,
+  processGroupCpuSeconds,
+  processesCpuMillis,
+  startBaseline,
+  startBundledServer
+} from "../bench/ServerProcess.ts"
+import { benchServerEnv, deciderEmail, newOperatorKeys, producerId, setUpBenchData } from "../bench/Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const args = process.argv.slice(2)
@@ -39,39 +45,6 @@ const logFile = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-1
 const skipBaseline = opt("no-baseline", "") !== ""
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
-const secret = () => randomBytes(24).toString("hex")
-const unlimited = "1000000000"
-const ticks = 100 // CLK_TCK
-
-const cpuOfGroup = (pgid: number): number => {
-  let total = 0
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      // fields[0] = state (field 3); pgrp = field 5 -> index 2; utime 14 -> 11; stime 15 -> 12
-      if (Number(fields[2]) === pgid) total += Number(fields[11]) + Number(fields[12])
-    } catch {
-      // gone
-    }
-  }
-  return (total * 1000) / ticks
-}
-
-const cpuOfPids = (pids: ReadonlyArray<number>): number => {
-  let total = 0
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      total += Number(fields[11]) + Number(fields[12])
-    } catch {
-      // gone
-    }
-  }
-  return (total * 1000) / ticks
-}
 
 const eventType = notify ? `${producerId}.notification.created` : `${producerId}.report.generated`
 const signed = (path: string, key: string) => {
@@ -131,7 +104,7 @@ const fire = (origin: string, path: string, key: string, amount: number, connect
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "ingest-cost-"))
   const database = await freshDatabase(databaseUrl, "benchingest")
-  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const keys = newOperatorKeys()
   const dbName = new URL(database.url).pathname.slice(1)
   if (stmts) {
     const admin = new pg.Client({ connectionString: databaseUrl })
@@ -148,24 +121,7 @@ const main = async () => {
           args: ["--cpu-prof", `--cpu-prof-dir=${join(dir, "profile")}`, "scripts/start.mjs"]
         }
       : undefined,
-    env: {
-      DATA_DIR: join(dir, "server-data"),
-      DATABASE_URL: database.url,
-      HUB_ADMIN_KEY: keys.hubAdminKey,
-      HUB_SECRETS_KEY: secret(),
-      DECISIONS_API_KEY: keys.decisionsApiKey,
-      DECISIONS_EMBED_KEY: secret(),
-      DECISIONS_SECRETS_KEY: secret(),
-      TASKS_API_KEY: secret(),
-      TASKS_SIGNING_KEY: secret(),
-      TASKS_SECRETS_KEY: secret(),
-      TASKS_MACHINE_KEYS: machineKeysSetting,
-      DECISIONS_CALLER_RATE_LIMIT: unlimited,
-      DECISIONS_USER_RATE_LIMIT: unlimited,
-      HUB_EVENTS_PER_MINUTE: unlimited,
-      HUB_CALLS_PER_MINUTE: unlimited,
-      ...JSON.parse(process.env["BENCH_SERVER_ENV"] ?? "{}")
-    }
+    env: benchServerEnv({ dir, databaseUrl: database.url, keys })
   })
   const client = new pg.Client({ connectionString: database.url })
   await client.connect()
@@ -203,9 +159,9 @@ const main = async () => {
     const measure = async (label: string, origin: string, path: string, pgid: number) => {
       await fire(origin, path, data.signingKey, Math.max(conns * 20, 500), conns) // warm-up
       await settle()
-      const before = new Map((await backends()).map((pid) => [pid, cpuOfPids([pid])]))
+      const before = new Map((await backends()).map((pid) => [pid, processesCpuMillis([pid])]))
       const logStart = stmts ? statSync(logFile).size : 0
-      const c0 = cpuOfGroup(pgid)
+      const c0 = processGroupCpuSeconds(pgid) * 1000
       const result = await fire(origin, path, data.signingKey, n, conns)
       await settle() // the processing after the answer
       const drainStart = performance.now()
@@ -216,7 +172,7 @@ const main = async () => {
       }
       const drained = (performance.now() - drainStart) / 1000
       process.stdout.write(`drained after ${drained.toFixed(1)} s more\n`)
-      const c1 = cpuOfGroup(pgid)
+      const c1 = processGroupCpuSeconds(pgid) * 1000
       if (stmts) {
         const fd = openSync(logFile, "r")
         const size = statSync(logFile).size
@@ -243,7 +199,7 @@ const main = async () => {
         }
       }
       const after = await backends()
-      const p1 = after.reduce((sum, pid) => sum + cpuOfPids([pid]) - (before.get(pid) ?? 0), 0)
+      const p1 = after.reduce((sum, pid) => sum + processesCpuMillis([pid]) - (before.get(pid) ?? 0), 0)
       process.stdout.write(
         `${label.padEnd(9)} conns=${conns} n=${n} rate=${(n / result.seconds).toFixed(0)}/s non2xx=${result.non2xx} ` +
           `cpu/event: process ${((c1 - c0) / n).toFixed(3)} ms, postgres ${(p1 / n).toFixed(3)} ms\n`

@@ -25,7 +25,7 @@
  * holding 10,000 requests is the measurement. Speed is measured here, never asserted in tests.
  */
 import { fork } from "node:child_process"
-import { randomBytes } from "node:crypto"
+
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { tmpdir } from "node:os"
@@ -34,7 +34,7 @@ import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { percentile } from "./Report.ts"
 import { freshDatabase, startBundledServer, type BundledServer } from "./ServerProcess.ts"
-import { decisionPayload, inBatches, machineKeysSetting, setUpBenchData } from "./Setup.ts"
+import { benchServerEnv, decisionPayload, inBatches, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 export type LongPollDatabase = "embedded" | "postgres"
 
@@ -92,8 +92,6 @@ export interface LongPollFigures {
 }
 
 const root = resolve(import.meta.dirname, "..")
-const secret = () => randomBytes(24).toString("hex")
-const unlimited = "1000000000"
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (millis: number) => new Promise((r) => setTimeout(r, millis))
 const round = (n: number) => Math.round(n * 10) / 10
@@ -320,7 +318,7 @@ const measureOne = async (
 ): Promise<LongPollFigures> => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-longpoll-${database}-`))
   const fresh = database === "postgres" ? await freshDatabase(databaseUrl!, "bench_longpoll") : undefined
-  const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+  const keys = newOperatorKeys()
   let server: BundledServer | undefined
   const holder = startHolder()
   const stats = fresh === undefined ? undefined : new pg.Client({ connectionString: fresh.url })
@@ -342,25 +340,12 @@ const measureOne = async (
             : ["--import", "./bench/ProfileOnSignal.mjs", "--import", "tsx", "apps/server/main.ts"])
         ]
       },
-      env: {
-        DATA_DIR: join(dir, "server-data"),
-        ...(fresh === undefined ? {} : { DATABASE_URL: fresh.url }),
-        HUB_ADMIN_KEY: keys.hubAdminKey,
-        HUB_SECRETS_KEY: secret(),
-        DECISIONS_API_KEY: keys.decisionsApiKey,
-        DECISIONS_EMBED_KEY: secret(),
-        DECISIONS_SECRETS_KEY: secret(),
-        TASKS_API_KEY: secret(),
-        TASKS_SIGNING_KEY: secret(),
-        TASKS_SECRETS_KEY: secret(),
-        TASKS_MACHINE_KEYS: machineKeysSetting,
-        DECISIONS_CALLER_RATE_LIMIT: unlimited,
-        DECISIONS_USER_RATE_LIMIT: unlimited,
-        HUB_EVENTS_PER_MINUTE: unlimited,
-        HUB_CALLS_PER_MINUTE: unlimited,
-        SHUTDOWN_DRAIN_MS: "60000",
-        ...(profileDir === undefined ? {} : { PROFILE_DIR: profileDir })
-      }
+      env: benchServerEnv({
+        dir,
+        databaseUrl: fresh?.url,
+        keys,
+        extra: { SHUTDOWN_DRAIN_MS: "60000", ...(profileDir === undefined ? {} : { PROFILE_DIR: profileDir }) }
+      })
     })
     const origin = server.decisions
     const data = await setUpBenchData(server, keys)

@@ -11,7 +11,7 @@
  * bench/results/; profiling slows it, so its figures are not comparable); BENCH_SECONDS and
  * BENCH_WARMUP_SECONDS set the measured and warm-up time of each run (default 3 and 1).
  */
-import { randomBytes } from "node:crypto"
+
 import {
   copyFileSync,
   existsSync,
@@ -42,7 +42,7 @@ import {
   type Row
 } from "./Report.ts"
 import { freshDatabase, startBaseline, startBundledServer, type ChildService } from "./ServerProcess.ts"
-import { machineKeysSetting, setUpBenchData } from "./Setup.ts"
+import { benchServerEnv, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const args = process.argv.slice(2)
@@ -67,9 +67,6 @@ const databases = (["embedded", "postgres"] as const).filter(
 if (option("db") === "postgres" && databases.length === 0) throw new Error("--db=postgres needs DATABASE_URL")
 
 const resultsDir = join(root, "bench", "results")
-const secret = () => randomBytes(24).toString("hex")
-/** Far above what the load reaches: the benchmark measures work, never a 429. */
-const unlimited = "1000000000"
 
 const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<LoadOptions>) => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-bench-${kind}-`))
@@ -79,7 +76,7 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
   try {
     const database = kind === "postgres" ? await freshDatabase(databaseUrl!, "bench") : undefined
     if (database !== undefined) cleanups.push(database.drop)
-    const keys = { hubAdminKey: secret(), decisionsApiKey: secret() }
+    const keys = newOperatorKeys()
     process.stdout.write(`\n[${kind}] starting the server (npm start) ...\n`)
     const profileDir = join(dir, "profile")
     const server = await startBundledServer({
@@ -91,25 +88,7 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
             args: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", "tsx", "apps/server/main.ts"]
           }
         : undefined,
-      env: {
-        DATA_DIR: join(dir, "server-data"),
-        ...(database === undefined ? {} : { DATABASE_URL: database.url }),
-        HUB_ADMIN_KEY: keys.hubAdminKey,
-        HUB_SECRETS_KEY: secret(),
-        DECISIONS_API_KEY: keys.decisionsApiKey,
-        DECISIONS_EMBED_KEY: secret(),
-        DECISIONS_SECRETS_KEY: secret(),
-        TASKS_API_KEY: secret(),
-        TASKS_SIGNING_KEY: secret(),
-        TASKS_SECRETS_KEY: secret(),
-        TASKS_MACHINE_KEYS: machineKeysSetting,
-        DECISIONS_CALLER_RATE_LIMIT: unlimited,
-        DECISIONS_USER_RATE_LIMIT: unlimited,
-        HUB_EVENTS_PER_MINUTE: unlimited,
-        HUB_CALLS_PER_MINUTE: unlimited,
-        // More of the server's environment for one run, e.g. '{"HUB_URL":"http://127.0.0.1:9"}' (no hub reachable).
-        ...(JSON.parse(process.env["BENCH_SERVER_ENV"] ?? "{}") as Record<string, string>)
-      }
+      env: benchServerEnv({ dir, databaseUrl: database?.url, keys })
     })
     cleanups.unshift(server.stop)
     const data = await setUpBenchData(server, keys)
