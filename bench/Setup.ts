@@ -4,6 +4,7 @@
  * type), the decisions workspace (a role held by one member, a caller key) and the task inbox (a personal API
  * key per user, made with the operator's machine key). Any answer outside 2xx stops the benchmark.
  */
+import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
 import type { BundledServer } from "./ServerProcess.ts"
@@ -196,3 +197,63 @@ export const benchServerEnv = (options: {
 
 /** New operator keys for a benchmarked server. */
 export const newOperatorKeys = (): OperatorKeys => ({ hubAdminKey: benchSecret(), decisionsApiKey: benchSecret() })
+
+let createsFired = 0
+
+/**
+ * `amount` decision creates over `connections` connections, each with a key of its own (`keyPrefix` and a
+ * count) and the benchmark's payload: answers the latencies (sorted), the seconds from the first request to the
+ * last answer, and how many answers were not 201.
+ */
+export const fireCreates = (options: {
+  readonly origin: string
+  readonly callerKey: string
+  readonly keyPrefix: string
+  readonly connections: number
+  readonly amount: number
+}) =>
+  new Promise<{ readonly latencies: Float64Array; readonly seconds: number; readonly bad: number }>(
+    (resolve, reject) => {
+      const latencies: Array<number> = []
+      let bad = 0
+      const started = performance.now()
+      let last = started
+      const instance = autocannon(
+        {
+          url: options.origin,
+          connections: options.connections,
+          amount: options.amount,
+          timeout: 30,
+          requests: [
+            {
+              method: "POST",
+              path: "/api/v1/decisions",
+              setupRequest: (request) => {
+                const n = ++createsFired
+                return {
+                  ...request,
+                  method: "POST",
+                  path: "/api/v1/decisions",
+                  headers: {
+                    "content-type": "application/json",
+                    authorization: `Bearer ${options.callerKey}`,
+                    "idempotency-key": `${options.keyPrefix}-${n}`
+                  },
+                  body: decisionPayload(n)
+                }
+              }
+            }
+          ]
+        },
+        (error) =>
+          error
+            ? reject(error)
+            : resolve({ latencies: Float64Array.from(latencies).sort(), seconds: (last - started) / 1000, bad })
+      )
+      instance.on("response", (_client, status, _bytes, ms) => {
+        last = performance.now()
+        if (status !== 201) bad++
+        latencies.push(ms)
+      })
+    }
+  )

@@ -9,7 +9,6 @@
  * `--hub-down` points the server at an unreachable hub, so no notification work runs beside the creates.
  * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
  */
-import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -17,7 +16,7 @@ import { join, resolve } from "node:path"
 import pg from "pg"
 import { percentile } from "./Report.ts"
 import { freshDatabase, processCpuMillis, processGroupPids, startBundledServer } from "./ServerProcess.ts"
-import { benchServerEnv, decisionPayload, newOperatorKeys, setUpBenchData } from "./Setup.ts"
+import { benchServerEnv, fireCreates, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const option = (name: string) =>
@@ -49,50 +48,13 @@ const main = async () => {
   try {
     const data = await setUpBenchData(server, keys)
     const run = randomBytes(6).toString("hex")
-    let n = 0
     const fire = (connections: number, amount: number) =>
-      new Promise<{ latencies: Float64Array; seconds: number; bad: number }>((done, fail) => {
-        const latencies: Array<number> = []
-        let bad = 0
-        const started = performance.now()
-        let last = started
-        const instance = autocannon(
-          {
-            url: server.decisions,
-            connections,
-            amount,
-            timeout: 30,
-            requests: [
-              {
-                method: "POST",
-                path: "/api/v1/decisions",
-                setupRequest: (request) => {
-                  n++
-                  return {
-                    ...request,
-                    method: "POST",
-                    path: "/api/v1/decisions",
-                    headers: {
-                      "content-type": "application/json",
-                      authorization: `Bearer ${data.callerKey}`,
-                      "idempotency-key": `cost-${run}-${n}`
-                    },
-                    body: decisionPayload(n)
-                  }
-                }
-              }
-            ]
-          },
-          (error) =>
-            error
-              ? fail(error)
-              : done({ latencies: Float64Array.from(latencies).sort(), seconds: (last - started) / 1000, bad })
-        )
-        instance.on("response", (_client, status, _bytes, ms) => {
-          last = performance.now()
-          if (status !== 201) bad++
-          latencies.push(ms)
-        })
+      fireCreates({
+        origin: server.decisions,
+        callerKey: data.callerKey,
+        keyPrefix: `cost-${run}`,
+        connections,
+        amount
       })
     const backends = async () =>
       (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map(

@@ -9,7 +9,6 @@
  *
  * The other checkout needs its node_modules; this one is the second side.
  */
-import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -23,7 +22,7 @@ import {
   processGroupPids,
   startBundledServer
 } from "./ServerProcess.ts"
-import { benchServerEnv, decisionPayload, newOperatorKeys, setUpBenchData } from "./Setup.ts"
+import { benchServerEnv, fireCreates, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
 const other = process.argv.slice(2).find((arg) => !arg.startsWith("--"))
@@ -72,44 +71,17 @@ const startSide = async (name: string, root: string): Promise<Side> => {
 }
 
 const run = randomBytes(6).toString("hex")
-let n = 0
-const fire = (side: Side, connections: number, amount: number) =>
-  new Promise<Array<number>>((done, fail) => {
-    const latencies: Array<number> = []
-    const instance = autocannon(
-      {
-        url: side.server.decisions,
-        connections,
-        amount,
-        timeout: 30,
-        requests: [
-          {
-            method: "POST",
-            path: "/api/v1/decisions",
-            setupRequest: (request) => {
-              n++
-              return {
-                ...request,
-                method: "POST",
-                path: "/api/v1/decisions",
-                headers: {
-                  "content-type": "application/json",
-                  authorization: `Bearer ${side.callerKey}`,
-                  "idempotency-key": `paired-${run}-${n}`
-                },
-                body: decisionPayload(n)
-              }
-            }
-          }
-        ]
-      },
-      (error) => (error ? fail(error) : done(latencies))
-    )
-    instance.on("response", (_client, status, _bytes, ms) => {
-      if (status !== 201) fail(new Error(`${side.name} answered ${status}`))
-      latencies.push(ms)
-    })
+const fire = async (side: Side, connections: number, amount: number) => {
+  const result = await fireCreates({
+    origin: side.server.decisions,
+    callerKey: side.callerKey,
+    keyPrefix: `paired-${run}`,
+    connections,
+    amount
   })
+  if (result.bad > 0) throw new Error(`${side.name} answered ${result.bad} creates with a status other than 201`)
+  return Array.from(result.latencies)
+}
 
 const sides = [await startSide("other", resolve(other)), await startSide("this", resolve(import.meta.dirname, ".."))]
 try {
