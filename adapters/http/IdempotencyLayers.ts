@@ -55,14 +55,15 @@ export interface IdempotencyLayersOptions extends RunIdempotentOptions {
  * arriving while the first runs waits for it and gets its response. The fingerprint covers caller, method,
  * path (with query) and the raw body.
  */
-const guard =
-  (
-    required: boolean,
-    options: IdempotencyLayersOptions,
-    store: IdempotencyStore["Service"],
-    transactions: Transactions["Service"]
-  ) =>
-  <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+const guard = (
+  required: boolean,
+  options: IdempotencyLayersOptions,
+  store: IdempotencyStore["Service"],
+  transactions: Transactions["Service"]
+) => {
+  // A mutation that requires a key is a create (a decision, a template's raise): it may share its transaction.
+  const runOptions: RunIdempotentOptions = required ? { ...options, shared: true } : options
+  return <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const render = options.render ?? envelopeRenderer
@@ -89,7 +90,7 @@ const guard =
           const kept = keep(response)
           return kept === undefined ? Effect.fail(new NotKeepable(response)) : Effect.succeed(kept)
         }),
-        options
+        runOptions
       ).pipe(
         Effect.map(replay),
         // Only this middleware's own outcomes are answered here; anything else (schema failures of the
@@ -117,6 +118,7 @@ const guard =
         Effect.provideService(Transactions, transactions)
       )
     })
+}
 
 /** The two idempotency middlewares of a service; they need its IdempotencyStore and Transactions. */
 export const IdempotencyLayers = (options: IdempotencyLayersOptions) => {

@@ -8,7 +8,7 @@ const keyHeader = Schema.Struct({
   "idempotency-key": Schema.optionalKey(Schema.String)
 })
 
-/** A mutation that must carry `Idempotency-Key`. */
+/** A mutation that must carry `Idempotency-Key`: a create, whose unit may share its transaction (`Transactions.shared`). */
 export class IdempotencyRequired extends HttpApiMiddleware.Service<
   IdempotencyRequired,
   { requires: IdempotencyScope }

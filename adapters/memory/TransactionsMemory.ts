@@ -32,6 +32,8 @@ export const TransactionsMemory: Layer.Layer<Transactions> = Layer.sync(Transact
   return Transactions.of({
     atomically,
     join: atomically,
+    // Units take turns here anyway: nothing to share.
+    shared: (_key, effect) => atomically(effect),
     afterCommit: (effect) =>
       Effect.flatMap(CurrentUnit, (unit) =>
         unit === undefined

@@ -1,7 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { IdempotencyStore, type Claim } from "../../core/idempotency/IdempotencyStore.ts"
-import { writeBehind } from "./TransactionsSql.ts"
+import { gatheredInShared, writeBehind } from "./TransactionsSql.ts"
 
 const Existing = Schema.Struct({
   fingerprint: Schema.String,
@@ -13,6 +13,15 @@ const Existing = Schema.Struct({
 })
 
 const Inserted = Schema.Struct({ claimed: Schema.Boolean })
+const InsertedKey = Schema.Struct({ scope: Schema.String, key: Schema.String })
+
+interface ClaimInput {
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+  readonly nowMs: number
+  readonly expiresAtMs: number
+}
 
 const claimed: Claim = { _tag: "Claimed" }
 const mismatch: Claim = { _tag: "Mismatch" }
@@ -69,18 +78,59 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
           FROM ${table} WHERE scope = ${r.scope} AND key = ${r.key}`
       })
 
+      /**
+       * The claims of the units that share a transaction, as one statement (their keys differ: units with one key
+       * never share). Rows go in key order, so two such statements never wait for each other crosswise.
+       */
+      const tryClaimAll = SqlSchema.findAll({
+        Request: Schema.Array(
+          Schema.Struct({
+            scope: Schema.String,
+            key: Schema.String,
+            fingerprint: Schema.String,
+            nowMs: Schema.Number,
+            expiresAtMs: Schema.Number
+          })
+        ),
+        Result: InsertedKey,
+        execute: (claims) => sql`
+          INSERT INTO ${table} AS k (scope, key, fingerprint, status, created_at_ms, expires_at_ms)
+          VALUES ${sql.csv(
+            claims.map(
+              (r) =>
+                sql`(${r.scope}, ${r.key}, ${r.fingerprint}, 'running', ${r.nowMs}::bigint, ${r.expiresAtMs}::bigint)`
+            )
+          )}
+          ON CONFLICT (scope, key) DO UPDATE SET
+            fingerprint = excluded.fingerprint,
+            status = 'running',
+            response_status = NULL,
+            response_content_type = NULL,
+            response_body = NULL,
+            created_at_ms = excluded.created_at_ms,
+            expires_at_ms = excluded.expires_at_ms
+          WHERE k.expires_at_ms < excluded.created_at_ms OR k.status = 'running'
+          RETURNING k.scope, k.key`
+      })
+
+      const byKey = (a: ClaimInput, b: ClaimInput) =>
+        a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0
+
+      /** Whether each claim took its key: alone one statement, in a shared transaction one for all its units. */
+      const firstClaim = gatheredInShared(sql, (claims: ReadonlyArray<ClaimInput>) =>
+        claims.length === 1
+          ? Effect.map(tryClaim(claims[0]!), (inserted) => [inserted.length > 0])
+          : Effect.map(tryClaimAll([...claims].sort(byKey)), (rows) => {
+              const won = new Set(rows.map((row) => `${row.scope}\n${row.key}`))
+              return claims.map((c) => won.has(`${c.scope}\n${c.key}`))
+            })
+      )
+
       // Every mutation with a key runs claim and complete: untraced (their statements have spans of their own).
-      const claim = Effect.fnUntraced(function* (input: {
-        readonly scope: string
-        readonly key: string
-        readonly fingerprint: string
-        readonly nowMs: number
-        readonly expiresAtMs: number
-      }) {
+      const claim = Effect.fnUntraced(function* (input: ClaimInput) {
         // Between the insert that lost and the read, the row may expire or be purged: then claim again.
-        while (true) {
-          const inserted = yield* tryClaim(input)
-          if (inserted.length > 0) return claimed
+        for (let attempt = 0; ; attempt++) {
+          if (attempt === 0 ? yield* firstClaim(input) : (yield* tryClaim(input)).length > 0) return claimed
           const existing = yield* findExisting(input)
           if (existing._tag === "None" || existing.value.expired || existing.value.status === "running") continue
           const row = existing.value

@@ -66,6 +66,11 @@ export interface RunIdempotentOptions {
    * with `IdempotencyUnavailable`: a kept response is never stored in the clear.
    */
   readonly secretsKey: string | undefined
+  /**
+   * The mutation may share its transaction with others of the same moment (`Transactions.shared`): only for one
+   * that creates new rows and opens no nested unit, such as a decision's create.
+   */
+  readonly shared?: boolean | undefined
 }
 
 /** Kept responses cannot be sealed: the service has no secrets key. */
@@ -133,5 +138,6 @@ export const runIdempotent = Effect.fnUntraced(function* <E, R>(
   })
   // A unit that did not commit leaves nothing behind on a transactional store; `release` frees the claim
   // where a store cannot undo it (memory).
-  return yield* transactions.atomically(unit).pipe(Effect.onError(() => store.release({ scope, key })))
+  const once = options.shared === true ? transactions.shared(`${scope}\n${key}`, unit) : transactions.atomically(unit)
+  return yield* once.pipe(Effect.onError(() => store.release({ scope, key })))
 })

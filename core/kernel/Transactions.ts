@@ -23,6 +23,16 @@ import { Context, type Effect } from "effect"
  *   any other, but the unit itself may not see it. Ports say which of their writes are such; a unit never
  *   reads back what it wrote through them.
  *
+ * - `shared(key, effect)` is `atomically` for a unit that may share its transaction with other shared units
+ *   arriving at the same moment (group commit): they run side by side, each in its own fiber, their statements
+ *   on one connection, and commit together; each is answered only after that commit. If any of them fails, or
+ *   the commit does, the whole group is undone and each unit runs again alone, as `atomically`: so a shared
+ *   unit may run twice, but only one run ever commits, and what it does outside the database must wait for
+ *   `afterCommit`. Two shared units with the same `key` (an idempotency key) never share a transaction.
+ *   A shared unit must not rely on isolation from its neighbours: it opens no nested unit of its own (one that
+ *   fails undoes the group), takes no row lock to keep others out, and its held writes touch only rows of its
+ *   own. Creates of new rows are such units; a move of an existing row is not.
+ *
  * Infrastructure failures (the database unreachable, a failed commit) are defects, as for every port.
  */
 export class Transactions extends Context.Service<
@@ -30,6 +40,7 @@ export class Transactions extends Context.Service<
   {
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     readonly join: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly shared: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
   }
 >()("core/kernel/Transactions") {}

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer } from "effect"
+import { Cause, Effect, Exit, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { runIdempotent } from "../../core/idempotency/Idempotency.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 
@@ -86,6 +87,71 @@ export const TransactionsContract = (
           )
           assert.isTrue(Exit.isFailure(exit))
           assert.deepStrictEqual(ran, [])
+        })
+      )
+
+      it.effect("shared units that arrive together each commit their writes; one that fails fails alone", () =>
+        Effect.gen(function* () {
+          const { shared, afterCommit } = yield* Transactions
+          const scope = `t:${randomUUID()}`
+          const committed: Array<string> = []
+          const unit = (key: string) =>
+            shared(
+              key,
+              Effect.gen(function* () {
+                yield* write(scope, key)
+                yield* afterCommit(Effect.sync(() => committed.push(key)))
+                if (key === "k3") return yield* Effect.fail(new Undo())
+                return key
+              })
+            )
+          const keys = Array.from({ length: 8 }, (_, i) => `k${i}`)
+          const exits = yield* Effect.forEach(keys, (key) => Effect.exit(unit(key)), { concurrency: "unbounded" })
+          for (const [i, exit] of exits.entries()) {
+            if (i === 3) {
+              assert.isTrue(Exit.isFailure(exit) && Cause.hasFails(exit.cause))
+            } else {
+              assert.deepStrictEqual(exit, Exit.succeed(keys[i]!))
+              assert.isTrue(yield* kept(scope, keys[i]!))
+            }
+          }
+          // Each unit that succeeded was heard of once after its commit, even where its group was undone and it
+          // ran again alone; the one that failed never.
+          assert.deepStrictEqual(
+            [...committed].sort(),
+            keys.filter((k) => k !== "k3")
+          )
+          if (undoes) assert.isFalse(yield* kept(scope, "k3"))
+        })
+      )
+
+      it.effect("shared idempotent requests: concurrent repeats of a key run once and all get its response", () =>
+        Effect.gen(function* () {
+          const { afterCommit } = yield* Transactions
+          const scope = `t:${randomUUID()}`
+          const runs = new Map<string, number>()
+          const request = (key: string) =>
+            runIdempotent(
+              { scope, key, fingerprint: `fp-${key}` },
+              Effect.gen(function* () {
+                // Counted at commit: a run in a group that was undone (and ran again) is not a run that happened.
+                yield* afterCommit(Effect.sync(() => runs.set(key, (runs.get(key) ?? 0) + 1)))
+                return {
+                  status: 201,
+                  contentType: "application/json",
+                  body: JSON.stringify({ key, run: randomUUID() })
+                }
+              }),
+              { secretsKey: "a-secrets-key-of-at-least-32-characters!", shared: true }
+            )
+          const keys = Array.from({ length: 30 }, (_, i) => `key-${i % 10}`)
+          const answers = yield* Effect.forEach(keys, request, { concurrency: "unbounded" })
+          for (let k = 0; k < 10; k++) {
+            const key = `key-${k}`
+            assert.strictEqual(runs.get(key), 1, key)
+            const bodies = new Set(answers.filter((_, i) => keys[i] === key).map((a) => a.body))
+            assert.strictEqual(bodies.size, 1, key)
+          }
         })
       )
 

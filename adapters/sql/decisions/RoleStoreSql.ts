@@ -2,6 +2,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { RoleStore, type NewRole } from "../../../core/decisions/RoleStore.ts"
+import { onceInShared } from "../TransactionsSql.ts"
 
 const RoleRow = Schema.Struct({
   id: Schema.String,
@@ -217,9 +218,14 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
       assignments: Effect.fn("RoleStoreSql.assignments")(function* (organizationId: string, slug: string) {
         return (yield* assignmentRows({ organizationId, slug })).map(toAssignment)
       }, Effect.orDie),
-      // On every decision creation: untraced (its statement has a span of its own).
+      // On every decision creation: untraced (its statement has a span of its own). The creates that share a
+      // transaction read a role once for all of them.
       getWithHolders: Effect.fnUntraced(function* (organizationId: string, slug: string) {
-        const found = yield* findWithHolders({ organizationId, slug })
+        const found = yield* onceInShared(
+          sql,
+          `decisions.role\n${organizationId}\n${slug}`,
+          findWithHolders({ organizationId, slug })
+        )
         return Option.isNone(found) ? undefined : { role: toRole(found.value), holders: found.value.holders }
       }, Effect.orDie),
       assign: Effect.fn("RoleStoreSql.assign")(function* (

@@ -1,0 +1,187 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { gatheredInShared, onceInShared, TransactionsSql, writeBehind } from "../../adapters/sql/TransactionsSql.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
+import { sqlBackends } from "../support/Databases.ts"
+
+/** A table of its own per test; `v` must not be negative, so one bad row makes its statement fail. */
+const freshTable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const name = `shared_${randomBytes(6).toString("hex")}`
+  yield* sql`CREATE TABLE ${sql(name)} (id text PRIMARY KEY, v integer NOT NULL CHECK (v >= 0))`
+  const ids = Effect.map(sql<{ readonly id: string }>`SELECT id FROM ${sql(name)} ORDER BY id`, (rows) =>
+    rows.map((row) => row.id)
+  )
+  const insertHeld = (id: string, v = 1) => writeBehind(sql, sql`INSERT INTO ${sql(name)} (id, v) VALUES (${id}, ${v})`)
+  const insertNow = (id: string) => sql`INSERT INTO ${sql(name)} (id, v) VALUES (${id}, 1)`
+  /** The id of the transaction the caller runs in. */
+  const transaction = Effect.map(sql<{ readonly t: string }>`SELECT txid_current()::text AS t`, (rows) => rows[0]!.t)
+  return { ids, insertHeld, insertNow, transaction }
+})
+
+class Undo {
+  readonly _tag = "Undo"
+}
+
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${String(i).padStart(2, "0")}`)
+
+/**
+ * Units that share one transaction (adapters/sql/TransactionsSql.ts, `Transactions.shared`): they run side by
+ * side in it and commit together; statements they make at the same moment go as one; a failure anywhere
+ * undoes the group and each unit runs again alone.
+ */
+for (const backend of sqlBackends) {
+  describe(`shared units (${backend.name})`, () =>
+    layer(Layer.provideMerge(TransactionsSql, backend.layer), { excludeTestServices: true })((it) => {
+      it.effect("that arrive together run in one transaction and commit together, their held writes included", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(12)
+          const seen = yield* Effect.forEach(
+            all,
+            (key) => shared(key, Effect.andThen(table.insertHeld(key), table.transaction)),
+            { concurrency: "unbounded" }
+          )
+          // The first arrivals may each run alone while the rest gather; the rest share.
+          assert.isBelow(new Set(seen).size, all.length)
+          assert.deepStrictEqual(yield* table.ids, all)
+        })
+      )
+
+      it.effect("with the same key never share a transaction", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = [...keys(6), "same", "same", "same"]
+          const seen = yield* Effect.forEach(all, (key) => shared(key, table.transaction), {
+            concurrency: "unbounded"
+          })
+          const same = seen.filter((_, i) => all[i] === "same")
+          assert.strictEqual(new Set(same).size, 3)
+        })
+      )
+
+      it.effect("undo the group when one fails: the others commit alone, the failing one leaves nothing", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(10)
+          const runs = new Map<string, number>()
+          const exits = yield* Effect.forEach(
+            all,
+            (key) =>
+              Effect.exit(
+                shared(
+                  key,
+                  Effect.gen(function* () {
+                    runs.set(key, (runs.get(key) ?? 0) + 1)
+                    yield* table.insertNow(`${key}-now`)
+                    yield* table.insertHeld(key)
+                    if (key === "k07") return yield* Effect.fail(new Undo())
+                  })
+                )
+              ),
+            { concurrency: "unbounded" }
+          )
+          for (const [i, exit] of exits.entries()) {
+            assert.strictEqual(Exit.isSuccess(exit), all[i] !== "k07", all[i])
+          }
+          const failed = exits[7]!
+          assert.isTrue(Exit.isFailure(failed) && Cause.hasFails(failed.cause))
+          const expected = all.filter((k) => k !== "k07").flatMap((k) => [k, `${k}-now`])
+          assert.deepStrictEqual(yield* table.ids, expected.sort())
+          // The units that had shared k07's transaction ran a second time, alone.
+          assert.isAbove([...runs.values()].filter((n) => n === 2).length, 0)
+        })
+      )
+
+      it.effect("undo the group when a held write fails, and each unit then stands or falls alone", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(8)
+          const exits = yield* Effect.forEach(
+            all,
+            (key) => Effect.exit(shared(key, table.insertHeld(key, key === "k03" ? -1 : 1))),
+            { concurrency: "unbounded" }
+          )
+          for (const [i, exit] of exits.entries()) assert.strictEqual(Exit.isSuccess(exit), i !== 3)
+          assert.deepStrictEqual(
+            yield* table.ids,
+            all.filter((k) => k !== "k03")
+          )
+        })
+      )
+
+      it.effect("a nested unit that fails in a shared unit undoes the group; alone it undoes only its own writes", () =>
+        Effect.gen(function* () {
+          const { shared, atomically } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(6)
+          yield* Effect.forEach(
+            all,
+            (key) =>
+              shared(
+                key,
+                Effect.gen(function* () {
+                  yield* table.insertNow(key)
+                  if (key === "k02") {
+                    yield* Effect.exit(atomically(Effect.andThen(table.insertNow("nested"), Effect.fail(new Undo()))))
+                  }
+                })
+              ),
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(yield* table.ids, all)
+        })
+      )
+
+      it.effect("gather the statements their units make at the same moment into one call", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const sql = yield* SqlClient.SqlClient
+          const calls: Array<number> = []
+          const double = gatheredInShared(sql, (items: ReadonlyArray<number>) =>
+            Effect.sync(() => {
+              calls.push(items.length)
+              return items.map((n) => n * 2)
+            })
+          )
+          const all = Array.from({ length: 16 }, (_, i) => i)
+          const results = yield* Effect.forEach(all, (n) => shared(`n${n}`, double(n)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(
+            results,
+            all.map((n) => n * 2)
+          )
+          assert.isBelow(calls.length, all.length)
+          assert.strictEqual(
+            calls.reduce((a, b) => a + b, 0),
+            all.length
+          )
+          // Outside a shared unit: one call per item.
+          assert.strictEqual(yield* double(21), 42)
+          assert.strictEqual(calls.at(-1), 1)
+        })
+      )
+
+      it.effect("read what they all need once", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const sql = yield* SqlClient.SqlClient
+          let reads = 0
+          const read = onceInShared(
+            sql,
+            "the-role",
+            Effect.sync(() => ++reads)
+          )
+          const all = keys(16)
+          const seen = yield* Effect.forEach(all, (key) => shared(key, read), { concurrency: "unbounded" })
+          assert.isBelow(reads, all.length)
+          assert.isBelow(new Set(seen).size, all.length)
+        })
+      )
+    }))
+}
