@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Exit, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, type Semaphore } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Tracer from "effect/Tracer"
 import { Transactions } from "../../core/kernel/Transactions.ts"
@@ -180,13 +180,31 @@ class GroupUndone {
  * The services a level of a transaction adds to its fiber's (the connection, the after-commit buffer and the
  * like), without its span: a member's statements stay in its own request's trace.
  */
-const transactionServices = (inside: Context.Context<never>, outside: Context.Context<never>) => {
+const transactionServices = (inside: Context.Context<never>, outside: Context.Context<never>, group: Group) => {
   const added = new Map<string, unknown>()
   for (const [key, value] of inside.mapUnsafe) {
-    if (key !== Tracer.ParentSpanKey && outside.mapUnsafe.get(key) !== value) added.set(key, value)
+    if (key === Tracer.ParentSpanKey || outside.mapUnsafe.get(key) === value) continue
+    added.set(key, key.startsWith(nestedTransactionsKey) ? refuseNested(value, group) : value)
   }
   return Context.makeUnsafe<never>(added)
 }
+
+/** The SQL client's lock that its nested transactions (savepoints) take, by the prefix of its service's key. */
+const nestedTransactionsKey = "effect/sql/SqlClient/TransactionSemaphore/"
+
+/**
+ * In a shared unit a savepoint opened on the SQL client directly (not through `atomically`) would take in its
+ * neighbours' statements: opening one fails instead, before any statement, which undoes the group, and the
+ * unit then runs alone, where its savepoint is its own (even if the unit caught the failure and went on).
+ */
+const refuseNested = (lock: Semaphore.Semaphore, group: Group): Semaphore.Semaphore =>
+  Object.assign(Object.create(lock) as Semaphore.Semaphore, {
+    withPermit: () =>
+      Effect.suspend(() => {
+        group.undone = true
+        return Effect.die(new Error("a shared unit opened a transaction of its own"))
+      })
+  })
 
 /**
  * Units of work as database transactions: every statement inside `atomically` runs on the transaction's
@@ -273,7 +291,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               const own: HeldWrites = { writes: [], open: true }
               groups.set(level, group)
               held.set(level, own)
-              const services = transactionServices(inside.context, outside)
+              const services = transactionServices(inside.context, outside, group)
               for (const member of members) Deferred.doneUnsafe(member.start, Exit.succeed(services))
               return Effect.forEach(members, (member) => Deferred.await(member.finished)).pipe(
                 Effect.flatMap((succeeded): Effect.Effect<void, GroupUndone | SqlError.SqlError> => {

@@ -139,6 +139,37 @@ for (const backend of sqlBackends) {
         })
       )
 
+      it.effect(
+        "a transaction opened on the SQL client in a shared unit undoes the group; alone it is a savepoint",
+        () =>
+          Effect.gen(function* () {
+            const { shared } = yield* Transactions
+            const sql = yield* SqlClient.SqlClient
+            const table = yield* freshTable
+            const all = keys(6)
+            const runs = new Map<string, number>()
+            yield* Effect.forEach(
+              all,
+              (key) =>
+                shared(
+                  key,
+                  Effect.gen(function* () {
+                    runs.set(key, (runs.get(key) ?? 0) + 1)
+                    yield* table.insertNow(key)
+                    if (key === "k04") {
+                      yield* Effect.exit(
+                        sql.withTransaction(Effect.andThen(table.insertNow("savepoint"), Effect.fail(new Undo())))
+                      )
+                    }
+                  })
+                ),
+              { concurrency: "unbounded" }
+            )
+            assert.deepStrictEqual(yield* table.ids, all)
+            assert.isAbove([...runs.values()].filter((n) => n === 2).length, 0)
+          })
+      )
+
       it.effect("gather the statements their units make at the same moment into one call", () =>
         Effect.gen(function* () {
           const { shared } = yield* Transactions
