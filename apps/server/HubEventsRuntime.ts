@@ -14,6 +14,7 @@ import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { makeSpacedPasses } from "../../core/kernel/Passes.ts"
 import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { OrgChatWebhooks } from "../../core/hub/OrgChatWebhooks.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
@@ -93,8 +94,9 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
 
 /**
  * The hub's event workers. The processor drains what is claimable, then sleeps until woken by an accept or
- * `pollMillis` pass; the channels' sender runs after every drain that filed something, and every
- * `pollMillis` (retries and digests come due with time). Both claim, so several servers may run side by side.
+ * `pollMillis` pass, its passes at least 20 ms apart; the channels' sender runs after every drain that filed
+ * something, and every `pollMillis` (retries and digests come due with time). Both claim, so several servers
+ * may run side by side.
  */
 export const HubEventWorkers = (pollMillis: number) =>
   Layer.effectDiscard(
@@ -105,17 +107,24 @@ export const HubEventWorkers = (pollMillis: number) =>
       const deliveryWakeup = yield* Latch.make(false)
       const drainEvents = Effect.gen(function* () {
         let claimed = 0
-        for (let n = yield* processor.runDue(); n > 0; n = yield* processor.runDue()) claimed += n
+        let n = 0
+        // Again at once only after a full batch: one that was not full left nothing due (a claim fewer per pass).
+        do {
+          n = yield* processor.runDue()
+          claimed += n
+        } while (n >= processor.batchSize)
         if (claimed > 0) yield* deliveryWakeup.open
       })
-      yield* drainEvents.pipe(
+      // Passes at least 20 ms apart: events accepted one at a time within that are processed as one batch.
+      const spaced = makeSpacedPasses(20)
+      yield* spaced(drainEvents).pipe(
         Effect.catchCause((cause) => Effect.logWarning("event processing failed; retrying", cause)),
         Effect.andThen(wakeup.sleep(pollMillis)),
         Effect.forever,
         Effect.forkScoped
       )
       const drainDeliveries = Effect.gen(function* () {
-        while ((yield* deliveries.runDue()) > 0) {
+        while ((yield* deliveries.runDue()) >= deliveries.batchSize) {
           /* more may be due */
         }
       })

@@ -4,8 +4,12 @@ import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import type { IdGenerator } from "../../core/kernel/Ids.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
+import { makeSpacedPasses } from "../../core/kernel/Passes.ts"
 
 const batchSize = 50
+
+/** Relay passes begin at least this far apart: events enqueued one at a time within it go in one pass. */
+export const relaySpacingMillis = 20
 
 /**
  * Relays one service's event outbox (its ProducerOutbox) to the hub right after an event is enqueued (the
@@ -60,7 +64,8 @@ export const ProducerRelayWorker = <E = never, R = never>(options: {
               /* more may be due */
             }
           })
-          const relayLoop = drain.pipe(
+          const spaced = makeSpacedPasses(relaySpacingMillis)
+          const relayLoop = spaced(drain).pipe(
             Effect.catchCause((cause) => Effect.logWarning("event relay failed; retrying", cause)),
             Effect.andThen(outbox.awaitEnqueued(options.pollMillis)),
             Effect.forever

@@ -110,6 +110,8 @@ export class EventProcessor extends Context.Service<
   {
     /** Processes one batch of claimed events; answers how many were claimed. */
     readonly runDue: () => Effect.Effect<number>
+    /** The most `runDue` claims at once: a batch this full says more may be due. */
+    readonly batchSize: number
   }
 >()("core/hub/EventProcessor") {
   static readonly layer = (config: EventProcessorConfig = {}) =>
@@ -292,6 +294,7 @@ export class EventProcessor extends Context.Service<
           )
 
         return EventProcessor.of({
+          batchSize,
           runDue: Effect.fn("EventProcessor.runDue")(function* () {
             const now = yield* Clock.currentTimeMillis
             const nowIso = isoAt(now)

@@ -42,6 +42,8 @@ export class NotificationDeliveries extends Context.Service<
   {
     /** One pass over every channel; answers how many deliveries it claimed. */
     readonly runDue: () => Effect.Effect<number>
+    /** The most one channel's claim takes at once: a pass that claimed this many may have left more due. */
+    readonly batchSize: number
   }
 >()("core/hub/NotificationDeliveries") {
   static readonly layer = (config: NotificationDeliveriesConfig) =>
@@ -191,6 +193,7 @@ export class NotificationDeliveries extends Context.Service<
           Effect.catchCause(effect, (cause) => Effect.logError(`notification ${what} delivery failed`, cause))
 
         return NotificationDeliveries.of({
+          batchSize,
           runDue: Effect.fn("NotificationDeliveries.runDue")(function* () {
             const nowMs = yield* Clock.currentTimeMillis
             const now = isoAt(nowMs)
