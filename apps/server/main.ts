@@ -5,6 +5,7 @@ import { presentSecrets, ServerConfig } from "./Config.ts"
 import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
 import { makeServer } from "./Server.ts"
+import { jsonLinesToStdout } from "./LogLines.ts"
 
 const serve = (config: ServerConfig) =>
   Effect.gen(function* () {
@@ -41,7 +42,7 @@ const serve = (config: ServerConfig) =>
       makeServer({ config, secrets: resolved.secrets, decisionsData: DecisionsDataSql, oidcSigningKey })
     ).pipe(Effect.catchTag("DataDirInUse", (error) => refuseStart(error.message)))
   }).pipe(
-    Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : Logger.consoleJson])),
+    Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : jsonLinesToStdout()])),
     Effect.provideService(References.MinimumLogLevel, config.logLevel)
   )
 

@@ -134,7 +134,8 @@ describe("the bundled server (a real process, the embedded default)", () => {
     })
     assert.strictEqual(again.status, 200)
     assert.strictEqual(((await again.json()) as any).data.decision.title, "Ship it?")
-  })
+    // Two starts of the whole server and a drain: on two busy cores that can take longer than one start's 30 s.
+  }, 90_000)
 
   it("refuses to start on a bad variable, naming it", async () => {
     const server = await start({ DATA_DIR: tempDataDir(), HUB_PORT: "not-a-port" }, { waitReady: false })
