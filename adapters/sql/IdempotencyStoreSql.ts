@@ -12,7 +12,6 @@ const Existing = Schema.Struct({
   expired: Schema.Boolean
 })
 
-const Inserted = Schema.Struct({ claimed: Schema.Boolean })
 const InsertedKey = Schema.Struct({ scope: Schema.String, key: Schema.String })
 
 interface ClaimInput {
@@ -45,30 +44,6 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
       const sql = yield* SqlClient.SqlClient
       const table = sql`${sql(schema)}.idempotency_keys`
 
-      const tryClaim = SqlSchema.findAll({
-        Request: Schema.Struct({
-          scope: Schema.String,
-          key: Schema.String,
-          fingerprint: Schema.String,
-          nowMs: Schema.Number,
-          expiresAtMs: Schema.Number
-        }),
-        Result: Inserted,
-        execute: (r) => sql`
-          INSERT INTO ${table} AS k (scope, key, fingerprint, status, created_at_ms, expires_at_ms)
-          VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 'running', ${r.nowMs}::bigint, ${r.expiresAtMs}::bigint)
-          ON CONFLICT (scope, key) DO UPDATE SET
-            fingerprint = excluded.fingerprint,
-            status = 'running',
-            response_status = NULL,
-            response_content_type = NULL,
-            response_body = NULL,
-            created_at_ms = excluded.created_at_ms,
-            expires_at_ms = excluded.expires_at_ms
-          WHERE k.expires_at_ms < ${r.nowMs}::bigint OR k.status = 'running'
-          RETURNING true AS claimed`
-      })
-
       const findExisting = SqlSchema.findOneOption({
         Request: Key,
         Result: Existing,
@@ -79,8 +54,9 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
       })
 
       /**
-       * The claims of the units that share a transaction, as one statement (their keys differ: units with one key
-       * never share). Rows go in key order, so two such statements never wait for each other crosswise.
+       * Claims keys in one statement: one alone, or those of the units that share a transaction (their keys
+       * differ: units with one key never share). Rows go in key order, so two such statements never wait for each
+       * other crosswise. A key is claimed when its row comes back.
        */
       const tryClaimAll = SqlSchema.findAll({
         Request: Schema.Array(
@@ -116,21 +92,21 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
       const byKey = (a: ClaimInput, b: ClaimInput) =>
         a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0
 
-      /** Whether each claim took its key: alone one statement, in a shared transaction one for all its units. */
-      const firstClaim = gatheredInShared(sql, (claims: ReadonlyArray<ClaimInput>) =>
-        claims.length === 1
-          ? Effect.map(tryClaim(claims[0]!), (inserted) => [inserted.length > 0])
-          : Effect.map(tryClaimAll([...claims].sort(byKey)), (rows) => {
-              const won = new Set(rows.map((row) => `${row.scope}\n${row.key}`))
-              return claims.map((c) => won.has(`${c.scope}\n${c.key}`))
-            })
-      )
+      /** Whether each claim took its key. */
+      const tryClaims = (claims: ReadonlyArray<ClaimInput>) =>
+        Effect.map(tryClaimAll([...claims].sort(byKey)), (rows) => {
+          const won = new Set(rows.map((row) => `${row.scope}\n${row.key}`))
+          return claims.map((c) => won.has(`${c.scope}\n${c.key}`))
+        })
+
+      /** Alone one statement; in a shared transaction one for all its units' claims. */
+      const firstClaim = gatheredInShared(sql, tryClaims)
 
       // Every mutation with a key runs claim and complete: untraced (their statements have spans of their own).
       const claim = Effect.fnUntraced(function* (input: ClaimInput) {
         // Between the insert that lost and the read, the row may expire or be purged: then claim again.
         for (let attempt = 0; ; attempt++) {
-          if (attempt === 0 ? yield* firstClaim(input) : (yield* tryClaim(input)).length > 0) return claimed
+          if (attempt === 0 ? yield* firstClaim(input) : (yield* tryClaims([input]))[0]) return claimed
           const existing = yield* findExisting(input)
           if (existing._tag === "None" || existing.value.expired || existing.value.status === "running") continue
           const row = existing.value

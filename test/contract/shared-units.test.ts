@@ -1,29 +1,20 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { randomBytes } from "node:crypto"
-import { gatheredInShared, onceInShared, TransactionsSql, writeBehind } from "../../adapters/sql/TransactionsSql.ts"
+import { gatheredInShared, onceInShared, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
-
-/** A table of its own per test; `v` must not be negative, so one bad row makes its statement fail. */
-const freshTable = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const name = `shared_${randomBytes(6).toString("hex")}`
-  yield* sql`CREATE TABLE ${sql(name)} (id text PRIMARY KEY, v integer NOT NULL CHECK (v >= 0))`
-  const ids = Effect.map(sql<{ readonly id: string }>`SELECT id FROM ${sql(name)} ORDER BY id`, (rows) =>
-    rows.map((row) => row.id)
-  )
-  const insertHeld = (id: string, v = 1) => writeBehind(sql, sql`INSERT INTO ${sql(name)} (id, v) VALUES (${id}, ${v})`)
-  const insertNow = (id: string) => sql`INSERT INTO ${sql(name)} (id, v) VALUES (${id}, 1)`
-  /** The id of the transaction the caller runs in. */
-  const transaction = Effect.map(sql<{ readonly t: string }>`SELECT txid_current()::text AS t`, (rows) => rows[0]!.t)
-  return { ids, insertHeld, insertNow, transaction }
-})
+import { freshTable } from "../support/HeldTable.ts"
 
 class Undo {
   readonly _tag = "Undo"
 }
+
+/** `f` of every item at once: units that arrive together. */
+const together = <T, A, E, R>(
+  items: ReadonlyArray<T>,
+  f: (item: T) => Effect.Effect<A, E, R>
+): Effect.Effect<Array<A>, E, R> => Effect.forEach(items, f, { concurrency: "unbounded" })
 
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${String(i).padStart(2, "0")}`)
 
@@ -40,10 +31,8 @@ for (const backend of sqlBackends) {
           const { shared } = yield* Transactions
           const table = yield* freshTable
           const all = keys(12)
-          const seen = yield* Effect.forEach(
-            all,
-            (key) => shared(key, Effect.andThen(table.insertHeld(key), table.transaction)),
-            { concurrency: "unbounded" }
+          const seen = yield* together(all, (key) =>
+            shared(key, Effect.andThen(table.insertHeld(key), table.transaction))
           )
           // The first arrivals may each run alone while the rest gather; the rest share.
           assert.isBelow(new Set(seen).size, all.length)
@@ -56,9 +45,7 @@ for (const backend of sqlBackends) {
           const { shared } = yield* Transactions
           const table = yield* freshTable
           const all = [...keys(6), "same", "same", "same"]
-          const seen = yield* Effect.forEach(all, (key) => shared(key, table.transaction), {
-            concurrency: "unbounded"
-          })
+          const seen = yield* together(all, (key) => shared(key, table.transaction))
           const same = seen.filter((_, i) => all[i] === "same")
           assert.strictEqual(new Set(same).size, 3)
         })
@@ -70,21 +57,18 @@ for (const backend of sqlBackends) {
           const table = yield* freshTable
           const all = keys(10)
           const runs = new Map<string, number>()
-          const exits = yield* Effect.forEach(
-            all,
-            (key) =>
-              Effect.exit(
-                shared(
-                  key,
-                  Effect.gen(function* () {
-                    runs.set(key, (runs.get(key) ?? 0) + 1)
-                    yield* table.insertNow(`${key}-now`)
-                    yield* table.insertHeld(key)
-                    if (key === "k07") return yield* Effect.fail(new Undo())
-                  })
-                )
-              ),
-            { concurrency: "unbounded" }
+          const exits = yield* together(all, (key) =>
+            Effect.exit(
+              shared(
+                key,
+                Effect.gen(function* () {
+                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  yield* table.insertNow(`${key}-now`)
+                  yield* table.insertHeld(key)
+                  if (key === "k07") return yield* Effect.fail(new Undo())
+                })
+              )
+            )
           )
           for (const [i, exit] of exits.entries()) {
             assert.strictEqual(Exit.isSuccess(exit), all[i] !== "k07", all[i])
@@ -103,10 +87,8 @@ for (const backend of sqlBackends) {
           const { shared } = yield* Transactions
           const table = yield* freshTable
           const all = keys(8)
-          const exits = yield* Effect.forEach(
-            all,
-            (key) => Effect.exit(shared(key, table.insertHeld(key, key === "k03" ? -1 : 1))),
-            { concurrency: "unbounded" }
+          const exits = yield* together(all, (key) =>
+            Effect.exit(shared(key, table.insertHeld(key, key === "k03" ? -1 : 1)))
           )
           for (const [i, exit] of exits.entries()) assert.strictEqual(Exit.isSuccess(exit), i !== 3)
           assert.deepStrictEqual(
@@ -121,19 +103,16 @@ for (const backend of sqlBackends) {
           const { shared, atomically } = yield* Transactions
           const table = yield* freshTable
           const all = keys(6)
-          yield* Effect.forEach(
-            all,
-            (key) =>
-              shared(
-                key,
-                Effect.gen(function* () {
-                  yield* table.insertNow(key)
-                  if (key === "k02") {
-                    yield* Effect.exit(atomically(Effect.andThen(table.insertNow("nested"), Effect.fail(new Undo()))))
-                  }
-                })
-              ),
-            { concurrency: "unbounded" }
+          yield* together(all, (key) =>
+            shared(
+              key,
+              Effect.gen(function* () {
+                yield* table.insertNow(key)
+                if (key === "k02") {
+                  yield* Effect.exit(atomically(Effect.andThen(table.insertNow("nested"), Effect.fail(new Undo()))))
+                }
+              })
+            )
           )
           assert.deepStrictEqual(yield* table.ids, all)
         })
@@ -148,22 +127,19 @@ for (const backend of sqlBackends) {
             const table = yield* freshTable
             const all = keys(6)
             const runs = new Map<string, number>()
-            yield* Effect.forEach(
-              all,
-              (key) =>
-                shared(
-                  key,
-                  Effect.gen(function* () {
-                    runs.set(key, (runs.get(key) ?? 0) + 1)
-                    yield* table.insertNow(key)
-                    if (key === "k04") {
-                      yield* Effect.exit(
-                        sql.withTransaction(Effect.andThen(table.insertNow("savepoint"), Effect.fail(new Undo())))
-                      )
-                    }
-                  })
-                ),
-              { concurrency: "unbounded" }
+            yield* together(all, (key) =>
+              shared(
+                key,
+                Effect.gen(function* () {
+                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  yield* table.insertNow(key)
+                  if (key === "k04") {
+                    yield* Effect.exit(
+                      sql.withTransaction(Effect.andThen(table.insertNow("savepoint"), Effect.fail(new Undo())))
+                    )
+                  }
+                })
+              )
             )
             assert.deepStrictEqual(yield* table.ids, all)
             assert.isAbove([...runs.values()].filter((n) => n === 2).length, 0)
@@ -182,7 +158,7 @@ for (const backend of sqlBackends) {
             })
           )
           const all = Array.from({ length: 16 }, (_, i) => i)
-          const results = yield* Effect.forEach(all, (n) => shared(`n${n}`, double(n)), { concurrency: "unbounded" })
+          const results = yield* together(all, (n) => shared(`n${n}`, double(n)))
           assert.deepStrictEqual(
             results,
             all.map((n) => n * 2)
@@ -209,7 +185,7 @@ for (const backend of sqlBackends) {
             Effect.sync(() => ++reads)
           )
           const all = keys(16)
-          const seen = yield* Effect.forEach(all, (key) => shared(key, read), { concurrency: "unbounded" })
+          const seen = yield* together(all, (key) => shared(key, read))
           assert.isBelow(reads, all.length)
           assert.isBelow(new Set(seen).size, all.length)
         })

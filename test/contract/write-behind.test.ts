@@ -1,23 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { randomBytes } from "node:crypto"
 import { TransactionsSql, writeBehind } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
-
-/** A table of its own per test: `v` must not be negative, so one bad row makes its statement fail. */
-const freshTable = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const name = `held_${randomBytes(6).toString("hex")}`
-  yield* sql`CREATE TABLE ${sql(name)} (id text PRIMARY KEY, v integer NOT NULL CHECK (v >= 0))`
-  const ids = Effect.map(sql<{ readonly id: string }>`SELECT id FROM ${sql(name)} ORDER BY id`, (rows) =>
-    rows.map((row) => row.id)
-  )
-  const insertNow = (id: string, v = 1) => sql`INSERT INTO ${sql(name)} (id, v) VALUES (${id}, ${v})`
-  const insertHeld = (id: string, v = 1) => writeBehind(sql, insertNow(id, v))
-  return { ids, insertNow, insertHeld, sql, name }
-})
+import { freshTable } from "../support/HeldTable.ts"
 
 class Undo {
   readonly _tag = "Undo"
