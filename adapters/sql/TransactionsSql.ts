@@ -278,11 +278,15 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
     const busy = new Set<string>()
     let inFlight = 0
 
-    /** One transaction for `members`, their own runs side by side in it; answers whether it committed. */
+    /**
+     * One transaction for `members`, their own runs side by side in it; answers whether it committed, or
+     * `undefined` when it never began (no connection, a failed `BEGIN`) and the members were not started.
+     */
     const runGroup = (members: ReadonlyArray<Member>) =>
-      Effect.withFiber<boolean>((fiber) => {
+      Effect.withFiber<boolean | undefined>((fiber) => {
         // The fiber's services before the transaction (the fiber is the same inside, with more services).
         const outside = fiber.context
+        let started = false
         return sql
           .withTransaction(
             Effect.withFiber<void, GroupUndone | SqlError.SqlError>((inside) => {
@@ -292,6 +296,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               groups.set(level, group)
               held.set(level, own)
               const services = transactionServices(inside.context, outside, group)
+              started = true
               for (const member of members) Deferred.doneUnsafe(member.start, Exit.succeed(services))
               return Effect.forEach(members, (member) => Deferred.await(member.finished)).pipe(
                 Effect.flatMap((succeeded): Effect.Effect<void, GroupUndone | SqlError.SqlError> => {
@@ -301,8 +306,19 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               )
             })
           )
-          .pipe(Effect.exit, Effect.map(Exit.isSuccess))
+          .pipe(
+            Effect.exit,
+            Effect.map((exit) => (started ? Exit.isSuccess(exit) : undefined))
+          )
       })
+
+    /** Each unit runs alone, as `atomically`, in its own fiber; done when all have ended. */
+    const alone = (members: ReadonlyArray<Member>) =>
+      Effect.forEach(
+        members,
+        (member) => Effect.andThen(Deferred.succeed(member.start, undefined), Deferred.await(member.finished)),
+        { discard: true }
+      )
 
     /** Groups one after another while units are waiting; gives its slot back when none are. */
     const drain: Effect.Effect<void> = Effect.suspend(() => {
@@ -313,14 +329,27 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       const members = pending.splice(0, maxGroup)
       const settle =
         members.length === 1
-          ? // Alone: the unit runs as `atomically` in its own fiber; the slot stays taken until it ends.
-            Effect.andThen(Deferred.succeed(members[0]!.start, undefined), Deferred.await(members[0]!.finished))
+          ? // Alone: the slot stays taken until the unit has ended.
+            alone(members)
           : Effect.flatMap(runGroup(members), (committed) =>
-              Effect.forEach(members, (member) => Deferred.succeed(member.committed, committed), { discard: true })
+              committed === undefined
+                ? // The transaction never began: each unit tries alone, and meets the failure itself.
+                  alone(members)
+                : Effect.forEach(members, (member) => Deferred.succeed(member.committed, committed), {
+                    discard: true
+                  })
             ).pipe(
               // Only when the layer closes (shutdown): a member is never left waiting for its group's outcome.
               Effect.onInterrupt(() =>
-                Effect.forEach(members, (member) => Deferred.succeed(member.committed, false), { discard: true })
+                Effect.forEach(
+                  members,
+                  (member) =>
+                    Effect.andThen(
+                      Deferred.succeed(member.start, undefined),
+                      Deferred.succeed(member.committed, false)
+                    ),
+                  { discard: true }
+                )
               )
             )
       return Effect.andThen(settle, drain)

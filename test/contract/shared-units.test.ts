@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { Database } from "../../adapters/sql/Database.ts"
 import { gatheredInShared, onceInShared, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
@@ -192,3 +193,21 @@ for (const backend of sqlBackends) {
       )
     }))
 }
+
+describe("shared units with the database unreachable", () =>
+  layer(
+    Layer.provideMerge(
+      TransactionsSql,
+      Database.layerPostgres({ url: Redacted.make("postgres://postgres@127.0.0.1:1/none"), connectTimeout: "1 second" })
+    ),
+    { excludeTestServices: true }
+  )((it) => {
+    it.effect("each fail on its own, none is left waiting for a transaction that never began", () =>
+      Effect.gen(function* () {
+        const { shared } = yield* Transactions
+        const sql = yield* SqlClient.SqlClient
+        const exits = yield* together(keys(6), (key) => Effect.exit(shared(key, sql`SELECT 1`)))
+        for (const exit of exits) assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+      })
+    )
+  }))
