@@ -14,7 +14,7 @@ import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
-import { makeSpacedPasses } from "../../core/kernel/Passes.ts"
+import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
 import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { OrgChatWebhooks } from "../../core/hub/OrgChatWebhooks.ts"
 import { PersonNotifications, type PersonNotificationsConfig } from "../../core/hub/PersonNotifications.ts"
@@ -115,8 +115,8 @@ export const HubEventWorkers = (pollMillis: number) =>
         } while (n >= processor.batchSize)
         if (claimed > 0) yield* deliveryWakeup.open
       })
-      // Passes at least 20 ms apart: events accepted one at a time within that are processed as one batch.
-      const spaced = makeSpacedPasses(20)
+      // Passes spaced: events accepted one at a time within the spacing are processed as one batch.
+      const spaced = makeSpacedPasses(workerPassSpacingMillis)
       yield* spaced(drainEvents).pipe(
         Effect.catchCause((cause) => Effect.logWarning("event processing failed; retrying", cause)),
         Effect.andThen(wakeup.sleep(pollMillis)),

@@ -4,12 +4,9 @@ import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import type { IdGenerator } from "../../core/kernel/Ids.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
-import { makeSpacedPasses } from "../../core/kernel/Passes.ts"
+import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
 
 const batchSize = 50
-
-/** Relay passes begin at least this far apart: events enqueued one at a time within it go in one pass. */
-export const relaySpacingMillis = 20
 
 /**
  * Relays one service's event outbox (its ProducerOutbox) to the hub right after an event is enqueued (the
@@ -64,7 +61,7 @@ export const ProducerRelayWorker = <E = never, R = never>(options: {
               /* more may be due */
             }
           })
-          const spaced = makeSpacedPasses(relaySpacingMillis)
+          const spaced = makeSpacedPasses(workerPassSpacingMillis)
           const relayLoop = spaced(drain).pipe(
             Effect.catchCause((cause) => Effect.logWarning("event relay failed; retrying", cause)),
             Effect.andThen(outbox.awaitEnqueued(options.pollMillis)),

@@ -1,5 +1,8 @@
 import { Clock, Effect } from "effect"
 
+/** How far apart the passes of the workers woken per row begin (the outbox relays, the hub's event processor). */
+export const workerPassSpacingMillis = 20
+
 /**
  * A worker's passes kept at least `millis` apart: `spaced(pass)` runs `pass`, first waiting until `millis` have
  * gone by since the previous one began. A worker woken for each new row (an outbox relay, the hub's event
