@@ -1,7 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { IdempotencyStore, type Claim } from "../../core/idempotency/IdempotencyStore.ts"
-import { gatheredInShared, writeBehind } from "./TransactionsSql.ts"
+import { gatheredInShared, oneStatementGuards, writeBehind } from "./TransactionsSql.ts"
 
 const Existing = Schema.Struct({
   fingerprint: Schema.String,
@@ -20,6 +20,17 @@ interface ClaimInput {
   readonly fingerprint: string
   readonly nowMs: number
   readonly expiresAtMs: number
+}
+
+interface KeptRow {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
+
+/** The tag of a claim held as a guard of a unit run as one statement. */
+class HeldClaim {
+  constructor(readonly input: ClaimInput) {}
 }
 
 const claimed: Claim = { _tag: "Claimed" }
@@ -58,6 +69,34 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
        * differ: units with one key never share). Rows go in key order, so two such statements never wait for each
        * other crosswise. A key is claimed when its row comes back.
        */
+      /**
+       * The rows of `claims` inserted, or an expired or never-completed row replaced, in key order; running, or
+       * done with its response when a unit that runs as one statement claims and completes in that statement.
+       */
+      const claimRows = (
+        claims: ReadonlyArray<ClaimInput & { readonly response?: KeptRow | undefined }>
+      ): Statement.Statement<{ readonly scope: string; readonly key: string }> => sql`
+          INSERT INTO ${table} AS k (scope, key, fingerprint, status, response_status, response_content_type,
+            response_body, created_at_ms, expires_at_ms)
+          VALUES ${sql.csv(
+            claims.map(
+              (r) =>
+                sql`(${r.scope}, ${r.key}, ${r.fingerprint}, ${r.response === undefined ? "running" : "done"},
+                  ${r.response?.status ?? null}::integer, ${r.response?.contentType ?? null}::text,
+                  ${r.response?.body ?? null}::text, ${r.nowMs}::bigint, ${r.expiresAtMs}::bigint)`
+            )
+          )}
+          ON CONFLICT (scope, key) DO UPDATE SET
+            fingerprint = excluded.fingerprint,
+            status = excluded.status,
+            response_status = excluded.response_status,
+            response_content_type = excluded.response_content_type,
+            response_body = excluded.response_body,
+            created_at_ms = excluded.created_at_ms,
+            expires_at_ms = excluded.expires_at_ms
+          WHERE k.expires_at_ms < excluded.created_at_ms OR k.status = 'running'
+          RETURNING k.scope, k.key`
+
       const tryClaimAll = SqlSchema.findAll({
         Request: Schema.Array(
           Schema.Struct({
@@ -69,24 +108,7 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
           })
         ),
         Result: InsertedKey,
-        execute: (claims) => sql`
-          INSERT INTO ${table} AS k (scope, key, fingerprint, status, created_at_ms, expires_at_ms)
-          VALUES ${sql.csv(
-            claims.map(
-              (r) =>
-                sql`(${r.scope}, ${r.key}, ${r.fingerprint}, 'running', ${r.nowMs}::bigint, ${r.expiresAtMs}::bigint)`
-            )
-          )}
-          ON CONFLICT (scope, key) DO UPDATE SET
-            fingerprint = excluded.fingerprint,
-            status = 'running',
-            response_status = NULL,
-            response_content_type = NULL,
-            response_body = NULL,
-            created_at_ms = excluded.created_at_ms,
-            expires_at_ms = excluded.expires_at_ms
-          WHERE k.expires_at_ms < excluded.created_at_ms OR k.status = 'running'
-          RETURNING k.scope, k.key`
+        execute: claimRows
       })
 
       const byKey = (a: ClaimInput, b: ClaimInput) =>
@@ -104,6 +126,12 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
 
       // Every mutation with a key runs claim and complete: untraced (their statements have spans of their own).
       const claim = Effect.fnUntraced(function* (input: ClaimInput) {
+        // In a unit run as one statement the claim is a guard of that statement: taken, or the statement fails.
+        const guards = yield* oneStatementGuards(sql)
+        if (guards !== undefined) {
+          guards.push({ tag: new HeldClaim(input), write: claimRows([input]) })
+          return claimed
+        }
         // Between the insert that lost and the read, the row may expire or be purged: then claim again.
         for (let attempt = 0; ; attempt++) {
           if (attempt === 0 ? yield* firstClaim(input) : (yield* tryClaims([input]))[0]) return claimed
@@ -129,6 +157,14 @@ export const IdempotencyStoreSql = (schema: string): Layer.Layer<IdempotencyStor
         readonly expiresAtMs: number
       }) {
         const { scope, key, response } = input
+        // Run as one statement: the claim itself goes done, with the response (both are parts of that statement).
+        const guard = (yield* oneStatementGuards(sql))?.find(
+          (g) => g.tag instanceof HeldClaim && g.tag.input.scope === scope && g.tag.input.key === key
+        )
+        if (guard !== undefined && guard.tag instanceof HeldClaim) {
+          guard.write = claimRows([{ ...guard.tag.input, response, expiresAtMs: input.expiresAtMs }])
+          return
+        }
         // The unit's last write: it goes with the unit's last statement (nothing in the unit reads it back).
         yield* writeBehind(
           sql,

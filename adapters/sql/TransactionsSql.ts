@@ -1,5 +1,5 @@
-import { Context, Deferred, Effect, Exit, Layer, type Semaphore } from "effect"
-import { SqlClient, SqlError, type Statement } from "effect/sql"
+import { Cause, Context, Deferred, Effect, Exit, Layer, Semaphore, Stream } from "effect"
+import { SqlClient, type SqlConnection, SqlError, type Statement } from "effect/sql"
 import * as Tracer from "effect/Tracer"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 
@@ -64,6 +64,77 @@ export const writeBehind = (
     unit.writes.push({ write, read })
     return Effect.void
   })
+
+/**
+ * A write that decides whether a unit run as one statement may commit (an idempotency claim): the statement
+ * fails, and nothing of it stays, unless `write` returns a row. Until the unit ends its maker may replace
+ * `write` (the claim by the claim already holding its response, say); `tag` tells its maker which it is.
+ */
+export interface Guard {
+  write: Statement.Fragment
+  readonly tag: unknown
+}
+
+/**
+ * A shared unit that found no other to share with runs as ONE statement, without a transaction (`BEGIN` and
+ * `COMMIT` are two round trips of a create's six): its reads go to the database as they come, each on its own
+ * as in any transaction at read committed, and its writes, all of them held, go at its end as the parts of one
+ * statement, which commits or fails whole. Its guards (its claim) are parts of that statement too, so a key
+ * claimed meanwhile makes the statement fail, and the unit then runs again in a transaction, as any shared
+ * unit whose group was undone, where its claim finds the other's outcome.
+ *
+ * What only a transaction gives, it cannot do: a statement that writes or locks (anything but a plain `SELECT`),
+ * a nested unit, a transaction opened on the SQL client. Any of these spoils the run: its statement refused,
+ * the unit runs again in a transaction, having left nothing behind.
+ */
+interface OneStatement {
+  readonly guards: Array<Guard>
+  readonly afterCommit: Array<Effect.Effect<void>>
+  spoiled: boolean
+}
+
+/** Keyed like `held`: the unit run as one statement whose level it is. */
+const oneStatements = new WeakMap<SqlClient.TransactionConnection.Service, OneStatement>()
+
+const oneStatementOf = (sql: SqlClient.SqlClient, context: Context.Context<never>): OneStatement | undefined => {
+  const level = Context.getOrUndefined(context, sql.transactionService)
+  return level === undefined ? undefined : oneStatements.get(level)
+}
+
+/**
+ * The guards of the unit this runs in when it runs as one statement, to add one or replace the write of one;
+ * elsewhere `undefined`, and the caller makes its statement as usual.
+ */
+export const oneStatementGuards = (sql: SqlClient.SqlClient): Effect.Effect<Array<Guard> | undefined> =>
+  Effect.withFiber((fiber) => Effect.succeed(oneStatementOf(sql, fiber.context)?.guards))
+
+/** What a unit run as one statement may send on its own: a plain read, which neither writes nor locks. */
+const plainRead = /^\s*(SELECT|VALUES)\b/i
+const notPlain =
+  /\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|\b(pg_notify|nextval|setval|pg_advisory\w*)\s*\(/i
+
+const spoils = (unit: OneStatement) => {
+  unit.spoiled = true
+  return new Error("a unit run as one statement made a statement that needs a transaction")
+}
+
+/** `connection` for a unit run as one statement: it sends plain reads and refuses anything else. */
+const readsOnly = (connection: SqlConnection.Connection, unit: OneStatement): SqlConnection.Connection => {
+  const refused = (text: string) => !plainRead.test(text) || notPlain.test(text)
+  return {
+    execute: (text, params, transform) =>
+      refused(text) ? Effect.die(spoils(unit)) : connection.execute(text, params, transform),
+    executeRaw: (text, params) => (refused(text) ? Effect.die(spoils(unit)) : connection.executeRaw(text, params)),
+    executeStream: (text, params, transform) =>
+      refused(text) ? Stream.die(spoils(unit)) : connection.executeStream(text, params, transform),
+    executeValues: (text, params) =>
+      refused(text) ? Effect.die(spoils(unit)) : connection.executeValues(text, params),
+    executeValuesUnprepared: (text, params) =>
+      refused(text) ? Effect.die(spoils(unit)) : connection.executeValuesUnprepared(text, params),
+    executeUnprepared: (text, params, transform) =>
+      refused(text) ? Effect.die(spoils(unit)) : connection.executeUnprepared(text, params, transform)
+  }
+}
 
 /** Statements of one kind that the members of a shared unit make at the same moment, waiting to go as one. */
 interface Gather {
@@ -157,8 +228,11 @@ export const onceInShared = <A, E, R>(
 
 /** A unit waiting to run in a group (`Transactions.shared`). */
 interface Member {
-  /** The transaction's services to run in; `undefined`: run alone, as `atomically`. */
-  readonly start: Deferred.Deferred<Context.Context<never> | undefined>
+  /**
+   * The transaction's services to run in; `"alone"`: run as `atomically`; `"one statement"`: run alone as one
+   * statement if it can (`OneStatement`), else as `atomically`.
+   */
+  readonly start: Deferred.Deferred<Context.Context<never> | "alone" | "one statement">
   /** The member's own run ended: whether it succeeded. */
   readonly finished: Deferred.Deferred<boolean>
   /** Whether the group committed. */
@@ -184,7 +258,12 @@ const transactionServices = (inside: Context.Context<never>, outside: Context.Co
   const added = new Map<string, unknown>()
   for (const [key, value] of inside.mapUnsafe) {
     if (key === Tracer.ParentSpanKey || outside.mapUnsafe.get(key) === value) continue
-    added.set(key, key.startsWith(nestedTransactionsKey) ? refuseNested(value, group) : value)
+    added.set(
+      key,
+      key.startsWith(nestedTransactionsKey)
+        ? refuseNested(value as Semaphore.Semaphore, () => void (group.undone = true))
+        : value
+    )
   }
   return Context.makeUnsafe<never>(added)
 }
@@ -192,16 +271,21 @@ const transactionServices = (inside: Context.Context<never>, outside: Context.Co
 /** The SQL client's lock that its nested transactions (savepoints) take, by the prefix of its service's key. */
 const nestedTransactionsKey = "effect/sql/SqlClient/TransactionSemaphore/"
 
+const nestedKeyIn = (context: Context.Context<never>): string | undefined => {
+  for (const key of context.mapUnsafe.keys()) if (key.startsWith(nestedTransactionsKey)) return key
+  return undefined
+}
+
 /**
  * In a shared unit a savepoint opened on the SQL client directly (not through `atomically`) would take in its
  * neighbours' statements: opening one fails instead, before any statement, which undoes the group, and the
  * unit then runs alone, where its savepoint is its own (even if the unit caught the failure and went on).
  */
-const refuseNested = (lock: Semaphore.Semaphore, group: Group): Semaphore.Semaphore =>
+const refuseNested = (lock: Semaphore.Semaphore, refused: () => void): Semaphore.Semaphore =>
   Object.assign(Object.create(lock) as Semaphore.Semaphore, {
     withPermit: () =>
       Effect.suspend(() => {
-        group.undone = true
+        refused()
         return Effect.die(new Error("a shared unit opened a transaction of its own"))
       })
   })
@@ -245,6 +329,79 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       }
     })
 
+    /**
+     * The key of the SQL client's lock for nested transactions, learnt from the first transaction (it names the
+     * client it belongs to): until it is known no unit runs as one statement, which must refuse that lock.
+     */
+    let nestedKey: string | undefined
+
+    /**
+     * The held writes and guards of a unit run as one statement, as that statement: each a named part of its
+     * `WITH`, and a guard whose write returned no row divides by zero, which fails the statement.
+     */
+    const lastStatement = Effect.fnUntraced(function* (guards: ReadonlyArray<Guard>, writes: ReadonlyArray<HeldWrite>) {
+      const parts = [
+        ...guards.map(({ write }, i) => sql`${sql(`g${i}`)} AS (${write})`),
+        ...writes.map(({ write }, i) => sql`${sql(`w${i}`)} AS (${write})`)
+      ]
+      const checks = [
+        ...guards.map((_, i) => sql`1 / (SELECT count(*)::integer FROM ${sql(`g${i}`)}) AS ${sql(`g${i}`)}`),
+        ...writes.flatMap(({ read }, i) =>
+          read === undefined ? [] : [sql`(${read.query(sql`${sql(`w${i}`)}`)}) AS ${sql(`v${i}`)}`]
+        )
+      ]
+      const rows = yield* sql<Record<string, unknown>>`WITH ${sql.csv(parts)} SELECT ${
+        checks.length === 0 ? sql`1` : sql.csv(checks)
+      }`
+      for (const [i, { read }] of writes.entries()) {
+        if (read !== undefined) yield* read.onValue(rows[0]?.[`v${i}`] ?? null)
+      }
+    })
+
+    /**
+     * A shared unit alone, as one statement (see `OneStatement`): its outcome once that statement has committed,
+     * or `undefined` when nothing of it did and it must run again in a transaction.
+     */
+    const asOneStatement = <A, E, R>(effect: Effect.Effect<A, E, R>, lock: string) =>
+      Effect.withFiber<Exit.Exit<A, E> | undefined, never, R>((fiber) => {
+        const unit: OneStatement = { guards: [], afterCommit: [], spoiled: false }
+        const run = Effect.gen(function* () {
+          const connection = yield* Effect.orDie(sql.reserve)
+          const own: HeldWrites = { writes: [], open: true }
+          const level: SqlClient.TransactionConnection.Service = [readsOnly(connection, unit), 0]
+          held.set(level, own)
+          oneStatements.set(level, unit)
+          const nested = refuseNested(Semaphore.makeUnsafe(1), () => void (unit.spoiled = true))
+          const services = new Map(fiber.context.mapUnsafe)
+          services.set(sql.transactionService.key, level)
+          services.set(lock, nested)
+          const exit = yield* Effect.exit(Effect.provideContext(effect, Context.makeUnsafe<R>(services)))
+          own.open = false
+          const parts = unit.guards.length + own.writes.length
+          if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
+          if (parts === 0) return exit
+          // Sent on the connection itself; the unit's after-commit effects wait for it still.
+          const last: SqlClient.TransactionConnection.Service = [connection, 0]
+          oneStatements.set(last, unit)
+          const sent = yield* Effect.exit(
+            lastStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
+          )
+          if (Exit.isSuccess(sent)) return exit
+          // Nothing committed, or (a connection lost mid-way) what did is found by its guard's key when the unit
+          // runs again. A unit with no guard cannot tell: its outcome is unknown, as after a failed COMMIT.
+          if (unit.guards.length > 0) return undefined
+          return yield* Effect.die(Cause.squash(sent.cause))
+        })
+        // The after-commit effects run once the connection is given back, as after a transaction.
+        return Effect.tap(Effect.scoped(run), (outcome) =>
+          outcome === undefined
+            ? Effect.void
+            : Effect.forEach(unit.afterCommit, (after) => Effect.ignoreCause(after, { log: "Unhandled" }), {
+                discard: true
+              })
+        )
+      })
+
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.withFiber<A, E, R>((outer) => {
         const outerLevel = Context.getOrUndefined(outer.context, sql.transactionService)
@@ -252,8 +409,12 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         // In a shared unit a savepoint would take in its neighbours' statements: no savepoint, and a failure
         // undoes the whole group instead (each member then runs again alone, where this is a savepoint).
         if (group !== undefined) return Effect.onError(effect, () => Effect.sync(() => void (group.undone = true)))
+        // The same in a unit run as one statement: a failure spoils its run, which then goes again in a transaction.
+        const alone = outerLevel === undefined ? undefined : oneStatements.get(outerLevel)
+        if (alone !== undefined) return Effect.onError(effect, () => Effect.sync(() => void (alone.spoiled = true)))
         const parent = outerLevel === undefined ? undefined : held.get(outerLevel)
         const unit = Effect.withFiber<A, E | SqlError.SqlError, R>((inner) => {
+          if (nestedKey === undefined) nestedKey = nestedKeyIn(inner.context)
           const own: HeldWrites = { writes: [], open: true }
           held.set(Context.getUnsafe(inner.context, sql.transactionService), own)
           return Effect.flatMap(
@@ -312,11 +473,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           )
       })
 
-    /** Each unit runs alone, as `atomically`, in its own fiber; done when all have ended. */
-    const alone = (members: ReadonlyArray<Member>) =>
+    /** Each unit runs alone, in its own fiber; done when all have ended. */
+    const alone = (members: ReadonlyArray<Member>, how: "alone" | "one statement") =>
       Effect.forEach(
         members,
-        (member) => Effect.andThen(Deferred.succeed(member.start, undefined), Deferred.await(member.finished)),
+        (member) => Effect.andThen(Deferred.succeed(member.start, how), Deferred.await(member.finished)),
         { discard: true }
       )
 
@@ -330,11 +491,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       const settle =
         members.length === 1
           ? // Alone: the slot stays taken until the unit has ended.
-            alone(members)
+            alone(members, "one statement")
           : Effect.flatMap(runGroup(members), (committed) =>
               committed === undefined
                 ? // The transaction never began: each unit tries alone, and meets the failure itself.
-                  alone(members)
+                  alone(members, "alone")
                 : Effect.forEach(members, (member) => Deferred.succeed(member.committed, committed), {
                     discard: true
                   })
@@ -344,10 +505,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
                 Effect.forEach(
                   members,
                   (member) =>
-                    Effect.andThen(
-                      Deferred.succeed(member.start, undefined),
-                      Deferred.succeed(member.committed, false)
-                    ),
+                    Effect.andThen(Deferred.succeed(member.start, "alone"), Deferred.succeed(member.committed, false)),
                   { discard: true }
                 )
               )
@@ -378,8 +536,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           const run = Effect.gen(function* () {
             yield* startDrain
             const services = yield* Deferred.await(member.start)
-            if (services === undefined) {
-              const alone = yield* Effect.exit(atomically(effect))
+            if (services === "alone" || services === "one statement") {
+              const lock = nestedKey
+              const once =
+                services === "one statement" && lock !== undefined ? yield* asOneStatement(effect, lock) : undefined
+              const alone = once ?? (yield* Effect.exit(atomically(effect)))
               Deferred.doneUnsafe(member.finished, Exit.succeed(true))
               return yield* alone
             }
@@ -404,7 +565,19 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) =>
           open._tag === "Some" ? effect : atomically(effect)
         ),
-      afterCommit: (effect) => sql.afterCommit(effect)
+      afterCommit: (effect) =>
+        Effect.withFiber((fiber) => {
+          const unit = oneStatementOf(sql, fiber.context)
+          if (unit === undefined) return sql.afterCommit(effect)
+          // Runs once the unit's statement has committed, with the services of now, without the unit's level.
+          unit.afterCommit.push(
+            Effect.provideContext(
+              effect,
+              Context.omit(sql.transactionService)(fiber.context) as Context.Context<never>
+            ) as Effect.Effect<void>
+          )
+          return Effect.void
+        })
     })
   })
 )

@@ -155,6 +155,31 @@ export const TransactionsContract = (
         })
       )
 
+      it.effect("shared idempotent requests one after another: a repeat replays, another request conflicts", () =>
+        Effect.gen(function* () {
+          const { afterCommit, atomically } = yield* Transactions
+          const scope = `t:${randomUUID()}`
+          let runs = 0
+          const request = (fingerprint: string) =>
+            runIdempotent(
+              { scope, key: "one-key", fingerprint },
+              Effect.gen(function* () {
+                yield* afterCommit(Effect.sync(() => runs++))
+                return { status: 201, contentType: "application/json", body: JSON.stringify({ run: randomUUID() }) }
+              }),
+              { secretsKey: "a-secrets-key-of-at-least-32-characters!", shared: true }
+            )
+          // A transaction first, so that a unit alone may run as one statement (adapters/sql/TransactionsSql.ts).
+          yield* atomically(Effect.void)
+          const first = yield* request("fp")
+          const again = yield* request("fp")
+          const other = yield* Effect.exit(request("another-fp"))
+          assert.strictEqual(runs, 1)
+          assert.deepStrictEqual(again, first)
+          assert.isTrue(Exit.isFailure(other) && Cause.hasFails(other.cause))
+        })
+      )
+
       if (undoes) {
         it.effect("a unit's writes, joined ones included, commit together or are undone together", () =>
           Effect.gen(function* () {

@@ -194,6 +194,135 @@ for (const backend of sqlBackends) {
     }))
 }
 
+/**
+ * A shared unit that has no other to share with runs as one statement, without a transaction
+ * (adapters/sql/TransactionsSql.ts, `OneStatement`): reads as they come, held writes and guards in one last
+ * statement; anything that needs a transaction spoils the run, and the unit runs again in one, having left
+ * nothing behind.
+ */
+for (const backend of sqlBackends) {
+  describe(`a shared unit alone (${backend.name})`, () =>
+    layer(Layer.provideMerge(TransactionsSql, backend.layer), { excludeTestServices: true })((it) => {
+      /** A unit run and the ids of the transactions its two reads ran in. */
+      const alone = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.gen(function* () {
+          const { shared, atomically } = yield* Transactions
+          // The first transaction teaches the layer the SQL client's lock for nested transactions.
+          yield* atomically(Effect.void)
+          return yield* shared(`alone-${Math.random()}`, effect)
+        })
+
+      it.effect("runs as one statement: its reads each on their own, its held writes committed together", () =>
+        Effect.gen(function* () {
+          const table = yield* freshTable
+          const [first, second] = yield* alone(
+            Effect.gen(function* () {
+              const first = yield* table.transaction
+              yield* table.insertHeld("a")
+              yield* table.insertHeld("b")
+              return [first, yield* table.transaction] as const
+            })
+          )
+          assert.notStrictEqual(first, second)
+          assert.deepStrictEqual(yield* table.ids, ["a", "b"])
+        })
+      )
+
+      it.effect("that writes at once runs again in a transaction: each write once", () =>
+        Effect.gen(function* () {
+          const table = yield* freshTable
+          let runs = 0
+          const [first, second] = yield* alone(
+            Effect.gen(function* () {
+              runs++
+              const first = yield* table.transaction
+              yield* table.insertHeld("held")
+              yield* table.insertNow("now")
+              return [first, yield* table.transaction] as const
+            })
+          )
+          assert.strictEqual(runs, 2)
+          assert.strictEqual(first, second)
+          assert.deepStrictEqual(yield* table.ids, ["held", "now"])
+        })
+      )
+
+      it.effect(
+        "that locks a row, or has a nested unit fail, or opens a transaction, runs again in a transaction",
+        () =>
+          Effect.gen(function* () {
+            const { atomically } = yield* Transactions
+            const sql = yield* SqlClient.SqlClient
+            const table = yield* freshTable
+            yield* table.insertNow("row")
+            const units = [
+              sql`SELECT id FROM ${sql(table.name)} FOR UPDATE`,
+              Effect.exit(atomically(Effect.andThen(table.insertHeld("nested"), Effect.fail(new Undo())))),
+              Effect.exit(sql.withTransaction(Effect.andThen(table.insertNow("savepoint"), Effect.fail(new Undo()))))
+            ]
+            for (const [i, unit] of units.entries()) {
+              let runs = 0
+              const [first, second] = yield* alone(
+                Effect.gen(function* () {
+                  runs++
+                  const first = yield* table.transaction
+                  yield* unit
+                  yield* table.insertHeld(`after-${i}`)
+                  return [first, yield* table.transaction] as const
+                })
+              )
+              assert.strictEqual(runs, 2, `unit ${i}`)
+              assert.strictEqual(first, second, `unit ${i}`)
+            }
+            assert.deepStrictEqual(yield* table.ids, ["after-0", "after-1", "after-2", "row"])
+          })
+      )
+
+      it.effect("that fails leaves nothing and fails as it would in a transaction", () =>
+        Effect.gen(function* () {
+          const table = yield* freshTable
+          let runs = 0
+          const exit = yield* Effect.exit(
+            alone(
+              Effect.gen(function* () {
+                runs++
+                yield* table.insertHeld("x")
+                return yield* Effect.fail(new Undo())
+              })
+            )
+          )
+          assert.isTrue(Exit.isFailure(exit) && Cause.hasFails(exit.cause))
+          assert.strictEqual(runs, 2)
+          assert.deepStrictEqual(yield* table.ids, [])
+        })
+      )
+
+      it.effect("whose held write fails leaves nothing: its other writes are undone with it", () =>
+        Effect.gen(function* () {
+          const table = yield* freshTable
+          const exit = yield* Effect.exit(alone(Effect.andThen(table.insertHeld("ok"), table.insertHeld("bad", -1))))
+          assert.isTrue(Exit.isFailure(exit))
+          assert.deepStrictEqual(yield* table.ids, [])
+        })
+      )
+
+      it.effect("runs its after-commit effects once its statement has committed, and only then", () =>
+        Effect.gen(function* () {
+          const { afterCommit } = yield* Transactions
+          const table = yield* freshTable
+          const seen: Array<ReadonlyArray<string>> = []
+          yield* alone(
+            Effect.andThen(
+              table.insertHeld("a"),
+              afterCommit(Effect.orDie(Effect.map(table.ids, (ids) => void seen.push(ids))))
+            )
+          )
+          assert.deepStrictEqual(seen, [["a"]])
+        })
+      )
+    }))
+}
+
 describe("shared units with the database unreachable", () =>
   layer(
     Layer.provideMerge(
