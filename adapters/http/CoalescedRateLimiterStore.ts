@@ -78,6 +78,8 @@ const slow = new RateLimiter.RateLimiterError({
  *   store's count and ttl, as without leases.
  * - An answer from a lease is the one the store gave that token in the lease's call (its count there), with
  *   the time left until the lease ends (at least 1 ms).
+ * - A take needing more tokens than its lane's lease holds goes to the store, and what that call answers
+ *   replaces the lease: what was left of it stays counted, unspent (only takes of several tokens leave any).
  * - A lane's lease is kept until its window ends (it tells the size of the next one); the ended ones go when
  *   met, and in a sweep whenever the leases have doubled since the last (and number over 1024), so distinct
  *   clients cannot grow them past twice the lanes with an open window.
