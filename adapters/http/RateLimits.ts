@@ -4,7 +4,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { createHash } from "node:crypto"
 import { RateLimited, Unavailable } from "../../core/kernel/Errors.ts"
 import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
-import { coalesceFixedWindow } from "./CoalescedRateLimiterStore.ts"
+import { coalesceFixedWindow, leaseTokens } from "./CoalescedRateLimiterStore.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
 /** How long a request waits for the shared store before the budget's `whenStoreFails` rule applies. */
@@ -28,8 +28,14 @@ const storeSlow = () =>
  * Postgres, or memory): every instance on the same store spends the same budgets. The algorithm is the
  * fixed window: a client's window opens at its first request and each request admitted extends it by
  * `window / limit`; once `limit` requests are in it, requests are refused until it closes (that is the
- * `Retry-After`), and then the budget is whole again. A client within its rate is never refused.
- * A key's concurrent requests share one store call (CoalescedRateLimiterStore.ts), with the same answers.
+ * `Retry-After`), and then the budget is whole again. No window admits more than `limit`, whichever
+ * instances its requests reach. A key's concurrent requests share one store call, and a call may take up to
+ * 15 tokens ahead of its requests (a lease, at most an eighth of what the window has left) that answer the
+ * key's next requests here without a call (CoalescedRateLimiterStore.ts). A client within its rate whose
+ * requests reach one instance is never refused (but for a lease given up, a call's latency early, as its
+ * window ends); across `n` instances it may be refused while the others still hold leased tokens of its
+ * window, 15 each at most, which its requests reaching them spend: at least `limit - 15 * (n - 1)` pass in a
+ * window.
  *
  * When the store fails or takes longer than a second, a `refuse` budget answers Unavailable, and a `local`
  * budget is counted in this process alone (each instance then grants the whole budget) until the store
@@ -38,7 +44,7 @@ const storeSlow = () =>
 export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.RateLimiterStore> = Layer.effect(
   RateLimits,
   Effect.gen(function* () {
-    const store = yield* coalesceFixedWindow(yield* RateLimiter.RateLimiterStore, storeTimeout)
+    const store = yield* coalesceFixedWindow(yield* RateLimiter.RateLimiterStore, storeTimeout, leaseTokens)
     const shared = yield* RateLimiter.make.pipe(Effect.provideService(RateLimiter.RateLimiterStore, store))
     const local = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
     let degraded = false
