@@ -538,11 +538,12 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             const services = yield* Deferred.await(member.start)
             if (services === "alone" || services === "one statement") {
               const lock = nestedKey
-              const once =
-                services === "one statement" && lock !== undefined ? yield* asOneStatement(effect, lock) : undefined
-              const alone = once ?? (yield* Effect.exit(atomically(effect)))
-              Deferred.doneUnsafe(member.finished, Exit.succeed(true))
-              return yield* alone
+              const alone =
+                services === "one statement" && lock !== undefined
+                  ? Effect.flatMap(asOneStatement(effect, lock), (once) => once ?? atomically(effect))
+                  : atomically(effect)
+              // Its slot is given back however it ends (a defect included): the next units are not kept waiting.
+              return yield* Effect.ensuring(alone, Deferred.succeed(member.finished, true))
             }
             const exit = yield* Effect.exit(Effect.provideContext(effect, Context.merge(fiber.context, services)))
             Deferred.doneUnsafe(member.finished, Exit.succeed(Exit.isSuccess(exit)))
