@@ -28,6 +28,12 @@ const normalizeSegment = (segment: string) =>
   })
 
 /**
+ * A target whose path is already its one spelling: segments of unreserved characters only (no `%`), none empty
+ * and none starting with a dot (so no dot segment), then an optional query string.
+ */
+const plainTarget = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+(?:\?.*)?$/s
+
+/**
  * The one spelling of a request target that every rule and the router see, or undefined when the target
  * cannot name a route: the path with percent-encoded unreserved characters decoded, repeated and trailing
  * slashes removed, the query string kept as sent. An absolute-form target (`http://host/path`) becomes its
@@ -36,6 +42,8 @@ const normalizeSegment = (segment: string) =>
  * or a dot segment, so nothing a caller sends can move a request the service makes with it elsewhere.
  */
 export const canonicalTarget = (url: string): string | undefined => {
+  // Most targets are already in that spelling: answered as they are, without taking them apart.
+  if (plainTarget.test(url)) return url
   let target = url
   if (!target.startsWith("/")) {
     if (!/^https?:\/\//i.test(target) || !URL.canParse(target)) return undefined

@@ -1,4 +1,4 @@
-import { Effect, Option, type Scope } from "effect"
+import { Context, Effect, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { CredentialNotices } from "./CredentialNotices.ts"
 
@@ -71,21 +71,21 @@ export const makeCredentialCache = <A>(
     }
 
     return {
+      // Every delivery and every keyed call asks: a hit answers without a step more than it needs.
       get: <E, R>(key: string, load: Effect.Effect<A | undefined, E, R>) =>
-        Effect.gen(function* () {
-          if (!notices.live() || Option.isSome(yield* Effect.serviceOption(sql.transactionService))) {
-            return yield* load
-          }
+        Effect.contextWith((context: Context.Context<never>) => {
+          if (!notices.live() || Context.getOption(context, sql.transactionService)._tag === "Some") return load
           const hit = entries.get(key)
           if (hit !== undefined) {
             entries.delete(key)
             entries.set(key, hit)
-            return hit
+            return Effect.succeed(hit)
           }
           const before = generation
-          const loaded = yield* load
-          if (loaded !== undefined && notices.live() && generation === before) keep(key, loaded)
-          return loaded
+          return Effect.map(load, (loaded) => {
+            if (loaded !== undefined && notices.live() && generation === before) keep(key, loaded)
+            return loaded
+          })
         }),
       changed: (id) => notices.announce(options.scope, id)
     }

@@ -95,9 +95,15 @@ export class EventIngest extends Context.Service<
             (found) =>
               found === undefined || found.service.status === "suspended" ? undefined : found.credentials.signingKey
           )
-        // Kept between deliveries when the server provides a cache; the same answers either way.
+        // Kept between deliveries when the server provides a cache; the same answers either way. The read is
+        // built only when the cache has no key.
         const signingKey = (service: string) =>
-          keyCache === undefined ? readSigningKey(service) : keyCache.get(service, readSigningKey(service))
+          keyCache === undefined
+            ? readSigningKey(service)
+            : keyCache.get(
+                service,
+                Effect.suspend(() => readSigningKey(service))
+              )
 
         const ingest = Effect.fnUntraced(function* (delivery: {
           readonly headers: EventHeaders

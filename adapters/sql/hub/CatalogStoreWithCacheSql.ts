@@ -34,7 +34,12 @@ export const CatalogStoreWithCacheSql: Layer.Layer<CatalogStore, never, SqlClien
             })
           )
           .pipe(Effect.orDie),
-      find: (type) => cache.get(type, stored.find(type))
+      // The read is built only when the cache misses.
+      find: (type) =>
+        cache.get(
+          type,
+          Effect.suspend(() => stored.find(type))
+        )
     })
   })
 ).pipe(Layer.provide(Layer.merge(CatalogStoreSql, CredentialNoticesSql)))
