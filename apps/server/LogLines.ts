@@ -1,4 +1,4 @@
-import { Logger } from "effect"
+import { Formatter, Logger } from "effect"
 
 /**
  * A logger that writes the lines of one turn of the event loop together: formatted at once, in order, and
@@ -25,9 +25,33 @@ export const makeLineLogger = <Message>(
   return { logger, flush }
 }
 
+type Structured = typeof Logger.formatStructured extends Logger.Logger<unknown, infer Line> ? Line : never
+
+const isScalar = (value: unknown) =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+
+/**
+ * A line made only of text, numbers and booleans: JSON.stringify alone writes it as `Logger.formatJson` does.
+ * Anything else (an object, a Redacted value, a bigint) goes through the formatter, which redacts.
+ */
+const isPlainLine = (line: Structured): boolean => {
+  if (typeof line.message !== "string" || (line.cause !== undefined && typeof line.cause !== "string")) return false
+  for (const key in line.annotations) if (!isScalar(line.annotations[key])) return false
+  for (const key in line.spans) if (typeof line.spans[key] !== "number") return false
+  return true
+}
+
+/**
+ * The lines of `Logger.formatJson`, character for character. Most lines (one per answer) hold only text and
+ * numbers, and are written without the formatter's per-value walk.
+ */
+export const formatJsonLine: Logger.Logger<unknown, string> = Logger.map(Logger.formatStructured, (line) =>
+  isPlainLine(line) ? JSON.stringify(line) : Formatter.formatJson(line)
+)
+
 /** JSON lines on standard output, written once per turn, and the rest when the process exits. */
 export const jsonLinesToStdout = (): Logger.Logger<unknown, void> => {
-  const { logger, flush } = makeLineLogger(Logger.formatJson, (text) => process.stdout.write(text))
+  const { logger, flush } = makeLineLogger(formatJsonLine, (text) => process.stdout.write(text))
   process.once("exit", flush)
   return logger
 }
