@@ -100,17 +100,18 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
     Effect.gen(function* () {
       // Optional, so routes served without a database (tests, embedders) need not provide one.
       const readiness = yield* Effect.serviceOption(Readiness)
-      return (httpEffect) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
+      return (httpEffect) => {
+        const guarded = rejectUnstorableText(httpEffect, render, validation)
+        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           // The limit is chosen before anything reads the body (the text check reads it first).
           const limitBytes = limitFor(options.routeLimits, options.maxBodyBytes, request.method, request.url)
-          const response = yield* rejectUnstorableText(httpEffect, render, validation).pipe(
+          return guarded.pipe(
             Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
-            Effect.catchCause((cause) => fromCause(request, cause, limitBytes, readiness))
+            Effect.catchCause((cause) => fromCause(request, cause, limitBytes, readiness)),
+            Effect.map((response) => bareErrorToEnvelope(request, response, render, validation, tooLarge))
           )
-          return bareErrorToEnvelope(request, response, render, validation, tooLarge)
         })
+      }
     }),
     { global: true }
   )

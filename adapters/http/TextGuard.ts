@@ -116,20 +116,26 @@ export const rejectUnstorableText = <E, R>(
   httpEffect: Effect.Effect<any, E, R>,
   render: ErrorRenderer,
   code: ValidationCode
-): Effect.Effect<any, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    let findings = urlFindings(request.url)
-    if (findings.length === 0 && request.method !== "GET" && request.method !== "HEAD") {
-      const text = yield* Effect.orElseSucceed(request.text, () => "")
-      findings = bodyFindings(request, text)
-    }
-    if (Arr.isReadonlyArrayNonEmpty(findings)) {
-      return render(request, {
-        code,
-        message: `Text must be valid Unicode without NUL characters, nested at most ${maxJsonDepth} levels.`,
-        details: findings
-      })
-    }
-    return yield* httpEffect
+): Effect.Effect<any, E, R | HttpServerRequest.HttpServerRequest> => {
+  const answer = (
+    request: HttpServerRequest.HttpServerRequest,
+    findings: Array<FieldIssue>
+  ): Effect.Effect<any, E, R> =>
+    Arr.isReadonlyArrayNonEmpty(findings)
+      ? Effect.succeed(
+          render(request, {
+            code,
+            message: `Text must be valid Unicode without NUL characters, nested at most ${maxJsonDepth} levels.`,
+            details: findings
+          })
+        )
+      : httpEffect
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const findings = urlFindings(request.url)
+    if (findings.length > 0 || request.method === "GET" || request.method === "HEAD") return answer(request, findings)
+    return Effect.flatMap(
+      Effect.orElseSucceed(request.text, () => ""),
+      (text) => answer(request, bodyFindings(request, text))
+    )
   })
+}

@@ -34,11 +34,9 @@ const authorizePath = /^\/api\/v1\/registry(\/|\?|$)/
 const authorizeAnswers = () =>
   HttpRouter.middleware(
     (httpEffect) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (authorizePath.test(request.url)) yield* HttpEffect.appendPreResponseHandler(answerPolicy)
-        return yield* httpEffect
-      }),
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        authorizePath.test(request.url) ? HttpEffect.withPreResponseHandler(httpEffect, answerPolicy) : httpEffect
+      ),
     { global: true }
   )
 
