@@ -7,6 +7,8 @@ type Answer = readonly [count: number, ttl: number]
 
 interface Member {
   readonly tokens: number
+  /** When its take has waited long enough (its arrival plus the timeout): answered by then, failed if need be. */
+  readonly deadline: number
   readonly answer: Deferred.Deferred<Answer, RateLimiter.RateLimiterError>
   /** Interrupted before its answer: not sent to the store when it has not been yet. */
   gone: boolean
@@ -50,7 +52,7 @@ const slow = new RateLimiter.RateLimiterError({
  * The store with each key's concurrent `fixedWindow` takes sharing one call: while a call for a key is on
  * its way, the takes of that key arriving meanwhile wait and then go together, in one call carrying the sum
  * of their tokens (never more than the limit; more wait for the call after). A take that finds its key idle
- * goes at once. Keys are independent; the token bucket and the adaptive limiter pass straight through.
+ * goes at once. Keys are independent.
  *
  * With `maxLease` above 1, a call may also take tokens ahead (a lease): the surplus is kept here for the key
  * and the key's next takes are answered from it without a call, until it is spent or its window ends.
@@ -91,7 +93,13 @@ const slow = new RateLimiter.RateLimiterError({
  *   order. Each refusal tells the count in the window; a member that cannot fit in it is refused with that
  *   count and ttl at once (a refusal changes nothing, so it is the answer the store would give), and a member
  *   that can is sent alone. Exactly as many pass as the budget holds.
- * - a failed call (or one slower than `timeout`) fails every member it carried with that error.
+ * - a failed call fails every member it carried with that error.
+ *
+ * No take waits longer than `timeout` for the store: each has a deadline (its arrival plus `timeout`), a call
+ * carries its members' earliest, and one that would end past it fails them all as slow (a take that waited
+ * behind a slow call meets its deadline in its own call, or at once when it has passed). One timer per call,
+ * none per take: a take answered from a lease waits for nothing. The token bucket has the same bound; the
+ * adaptive limiter passes straight through.
  *
  * A member interrupted while it waits is left out of its group; its fellows are answered as usual.
  */
@@ -107,10 +115,20 @@ export const coalesceFixedWindow = (
     const leases = new Map<string, Lease>()
     let keptAfterSweep = 0
 
-    const call = (options: WindowOptions, tokens: number) =>
-      store
-        .fixedWindow({ ...options, tokens })
-        .pipe(Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(slow) }))
+    const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
+
+    /** A store call on behalf of takes that must be answered by `deadline`: slower, it fails for all of them. */
+    const call = (options: WindowOptions, tokens: number, deadline: number) =>
+      Effect.clockWith((clock) => {
+        const left = deadline - clock.currentTimeMillisUnsafe()
+        if (left <= 0) return Effect.fail(slow)
+        return store
+          .fixedWindow({ ...options, tokens })
+          .pipe(Effect.timeoutOrElse({ duration: Duration.millis(left), orElse: () => Effect.fail(slow) }))
+      })
+
+    const earliest = (group: ReadonlyArray<Member>) =>
+      group.reduce((deadline, member) => Math.min(deadline, member.deadline), Infinity)
 
     const fits = (options: WindowOptions, count: number) => options.limit === undefined || count <= options.limit
 
@@ -157,7 +175,7 @@ export const coalesceFixedWindow = (
             continue
           }
           const sentAt = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(call(options, member.tokens))
+          const exit = yield* Effect.exit(call(options, member.tokens, member.deadline))
           if (Exit.isSuccess(exit)) {
             const [count, ttl] = exit.value
             seen = { before: fits(options, count) ? count : count - member.tokens, ttl }
@@ -176,7 +194,7 @@ export const coalesceFixedWindow = (
       Effect.gen(function* () {
         const tokens = group.reduce((sum, member) => sum + member.tokens, 0)
         const sentAt = yield* Clock.currentTimeMillis
-        const exit = yield* Effect.exit(call(options, tokens + extra))
+        const exit = yield* Effect.exit(call(options, tokens + extra, earliest(group)))
         if (Exit.isFailure(exit)) {
           for (const member of group) Deferred.doneUnsafe(member.answer, exit)
           return
@@ -257,6 +275,8 @@ export const coalesceFixedWindow = (
 
     return RateLimiter.RateLimiterStore.of({
       ...store,
+      tokenBucket: (options) =>
+        store.tokenBucket(options).pipe(Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(slow) })),
       fixedWindow: (options) =>
         Effect.clockWith((clock) => {
           // Takes of one key go together only when they count alike (same limit, same refill).
@@ -264,7 +284,12 @@ export const coalesceFixedWindow = (
           const now = clock.currentTimeMillisUnsafe()
           const lease = leaseOf(lane, now)
           if (spendable(lease, options.tokens)) return Effect.succeed(fromLease(lease, options.tokens, now))
-          const member: Member = { tokens: options.tokens, answer: Deferred.makeUnsafe(), gone: false }
+          const member: Member = {
+            tokens: options.tokens,
+            deadline: now + timeoutMillis,
+            answer: Deferred.makeUnsafe(),
+            gone: false
+          }
           return Effect.andThen(
             enqueue(lane, options, member),
             Deferred.await(member.answer).pipe(

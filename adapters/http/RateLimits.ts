@@ -12,16 +12,20 @@ const storeTimeout = Duration.seconds(1)
 
 const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 
-/** Clients are kept hashed: the store holds no address or key id, and every key has the same length. */
-const keyOf = (budget: RateBudget, client: string) =>
-  `${budget.name}:${createHash("sha256").update(client).digest("base64url").slice(0, 32)}`
+/** The hashed keys of the clients seen lately, so that a busy client's key is hashed once, not per request. */
+const hashedKeys = new Map<string, string>()
+const hashedKeysKept = 4096
 
-const storeSlow = () =>
-  Effect.fail(
-    new RateLimiter.RateLimiterError({
-      reason: new RateLimiter.RateLimitStoreError({ message: "the rate-limit store did not answer in time" })
-    })
-  )
+/** Clients are kept hashed: the store holds no address or key id, and every key has the same length. */
+const keyOf = (budget: RateBudget, client: string) => {
+  const plain = `${budget.name}\n${client}`
+  const known = hashedKeys.get(plain)
+  if (known !== undefined) return known
+  const key = `${budget.name}:${createHash("sha256").update(client).digest("base64url").slice(0, 32)}`
+  if (hashedKeys.size >= hashedKeysKept) hashedKeys.clear()
+  hashedKeys.set(plain, key)
+  return key
+}
 
 /**
  * The rate-limit port over effect's `RateLimiter` and the `RateLimiterStore` the server chose (Redis,
@@ -37,7 +41,8 @@ const storeSlow = () =>
  * window, 15 each at most, which its requests reaching them spend: at least `limit - 15 * (n - 1)` pass in a
  * window.
  *
- * When the store fails or takes longer than a second, a `refuse` budget answers Unavailable, and a `local`
+ * When the store fails or a request has waited a second for it (the coalesced store keeps that bound with one
+ * timer per store call, none per request), a `refuse` budget answers Unavailable, and a `local`
  * budget is counted in this process alone (each instance then grants the whole budget) until the store
  * answers again. The first failure and the recovery are logged, not every request.
  */
@@ -78,8 +83,8 @@ export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.Rat
           limit: budget.limit,
           key: keyOf(budget, client)
         } as const
+        // The coalesced store answers within `storeTimeout` or fails as slow (CoalescedRateLimiterStore.ts).
         return shared.consume(options).pipe(
-          Effect.timeoutOrElse({ duration: storeTimeout, orElse: storeSlow }),
           Effect.matchEffect({
             onSuccess: () => recovered,
             onFailure: (error): Effect.Effect<void, RateLimited | Unavailable> => {

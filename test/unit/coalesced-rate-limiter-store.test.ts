@@ -133,6 +133,36 @@ describe("coalesceFixedWindow", () => {
     )
   })
 
+  it.effect("a take that waited behind a slow call still fails as slow within its own second of waiting", () =>
+    Effect.gen(function* () {
+      const { inner } = yield* countingStore
+      // Each call waits until the test answers it.
+      const answers: Array<Deferred.Deferred<readonly [number, number], RateLimiter.RateLimiterError>> = []
+      const store = RateLimiter.RateLimiterStore.of({
+        ...inner,
+        fixedWindow: () =>
+          Effect.suspend(() => {
+            const answer = Deferred.makeUnsafe<readonly [number, number], RateLimiter.RateLimiterError>()
+            answers.push(answer)
+            return Deferred.await(answer)
+          })
+      })
+      const coalesced = yield* coalesceFixedWindow(store, "1 second")
+      const opener = yield* start(take(coalesced, "k", 10))
+      yield* TestClock.adjust("500 millis")
+      const waiting = yield* start(take(coalesced, "k", 10))
+      yield* TestClock.adjust("400 millis")
+      Deferred.doneUnsafe(answers[0]!, Effect.succeed([1, 1000] as const))
+      assert.deepStrictEqual(yield* Fiber.join(opener), [1, 1000])
+      yield* settled
+      // Its own call is on its way now and does not answer: it has 600 ms of its second left, not a new second.
+      assert.strictEqual(answers.length, 2)
+      yield* TestClock.adjust("600 millis")
+      const exit = yield* Fiber.await(waiting)
+      assert.isTrue(exit._tag === "Failure")
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("different keys do not wait on each other", () =>
     Effect.gen(function* () {
       const { store, hold, tokensOf, callsReach } = yield* countingStore
