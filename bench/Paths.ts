@@ -3,16 +3,15 @@
  * against the raw baseline (bench/BaselineServer.ts). Whatever must differ per request (idempotency keys,
  * event ids, signatures) is made fresh for every request on both sides.
  */
-import { createHmac, randomBytes } from "node:crypto"
-import { ulid } from "ulid"
-import type { RequestShape, Target } from "./Load.ts"
+import { randomBytes } from "node:crypto"
+import type { Target } from "./Load.ts"
 import type { BundledServer } from "./ServerProcess.ts"
 import {
   decisionPayload,
   decisionsSeeded,
   deciderEmail,
   inBatches,
-  eventBody,
+  signedEvent,
   roleSlug,
   taskCreatorEmail,
   taskInboxSize,
@@ -28,26 +27,6 @@ export interface BenchPath {
 }
 
 const json = { "content-type": "application/json" }
-
-/** `v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` with a fresh event id and the current second. */
-const signedEvent = (path: string, signingKey: string): RequestShape => {
-  const id = ulid()
-  const timestamp = Math.floor(Date.now() / 1000)
-  const body = eventBody(id, new Date().toISOString())
-  const signature = createHmac("sha256", signingKey).update(`${timestamp}.${body}`).digest("hex")
-  return {
-    method: "POST",
-    path,
-    headers: {
-      ...json,
-      "x-platform-signature": `v1=${signature}`,
-      "x-platform-timestamp": String(timestamp),
-      "x-platform-event-id": id,
-      "x-platform-delivery": `d-${id}`
-    },
-    body
-  }
-}
 
 const counter = () => {
   let n = 0

@@ -5,8 +5,9 @@
  * key per user, made with the operator's machine key). Any answer outside 2xx stops the benchmark.
  */
 import autocannon from "autocannon"
-import { randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import { join } from "node:path"
+import { ulid } from "ulid"
 import type { BundledServer } from "./ServerProcess.ts"
 
 export const benchOrgName = "Bench Org"
@@ -62,16 +63,39 @@ export const decisionPayload = (n: number) =>
 
 export const taskPayload = (n: number) => JSON.stringify({ title: `Follow up on order ${n}`, priority: "HIGH" })
 
-export const eventBody = (id: string, occurredAt: string) =>
+export const eventBody = (id: string, occurredAt: string, type = eventType) =>
   JSON.stringify({
     id,
-    type: eventType,
+    type,
     service: producerId,
     occurredAt,
     subject: { email: deciderEmail },
     data: { title: "Weekly report ready", pages: 12 },
     contractVersion: "v1"
   })
+
+/**
+ * A POST of the benchmark's event to `path`, signed with `signingKey` (`v1=<hex HMAC-SHA256 of
+ * "<timestamp>.<raw body>">`), with a fresh event id and the current second.
+ */
+export const signedEvent = (path: string, signingKey: string, type = eventType) => {
+  const id = ulid()
+  const timestamp = Math.floor(Date.now() / 1000)
+  const body = eventBody(id, new Date().toISOString(), type)
+  const signature = createHmac("sha256", signingKey).update(`${timestamp}.${body}`).digest("hex")
+  return {
+    method: "POST" as const,
+    path,
+    headers: {
+      "content-type": "application/json",
+      "x-platform-signature": `v1=${signature}`,
+      "x-platform-timestamp": String(timestamp),
+      "x-platform-event-id": id,
+      "x-platform-delivery": `d-${id}`
+    },
+    body
+  }
+}
 
 /** Runs `count` calls, a few at a time. */
 export const inBatches = async (count: number, f: (n: number) => Promise<unknown>, size = 8) => {

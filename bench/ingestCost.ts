@@ -15,12 +15,10 @@
  * Postgres 15).
  */
 import autocannon from "autocannon"
-import { createHmac } from "node:crypto"
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
-import { ulid } from "ulid"
 import { seedBaseline } from "../bench/Paths.ts"
 import {
   freshDatabase,
@@ -29,7 +27,7 @@ import {
   startBaseline,
   startBundledServer
 } from "../bench/ServerProcess.ts"
-import { benchServerEnv, deciderEmail, newOperatorKeys, producerId, setUpBenchData } from "../bench/Setup.ts"
+import { benchServerEnv, newOperatorKeys, producerId, setUpBenchData, signedEvent } from "../bench/Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const args = process.argv.slice(2)
@@ -47,32 +45,7 @@ const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
 
 const eventType = notify ? `${producerId}.notification.created` : `${producerId}.report.generated`
-const signed = (path: string, key: string) => {
-  const id = ulid()
-  const timestamp = Math.floor(Date.now() / 1000)
-  const body = JSON.stringify({
-    id,
-    type: eventType,
-    service: producerId,
-    occurredAt: new Date().toISOString(),
-    subject: { email: deciderEmail },
-    data: { title: "Weekly report ready", pages: 12 },
-    contractVersion: "v1"
-  })
-  const signature = createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex")
-  return {
-    method: "POST" as const,
-    path,
-    headers: {
-      "content-type": "application/json",
-      "x-platform-signature": `v1=${signature}`,
-      "x-platform-timestamp": String(timestamp),
-      "x-platform-event-id": id,
-      "x-platform-delivery": `d-${id}`
-    },
-    body
-  }
-}
+const signed = (path: string, key: string) => signedEvent(path, key, eventType)
 
 const fire = (origin: string, path: string, key: string, amount: number, connections: number) =>
   new Promise<{ non2xx: number; seconds: number }>((ok, fail) => {

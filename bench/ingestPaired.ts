@@ -15,13 +15,11 @@
  * trees): compile one version, check out the other, compile again, and name both trees' main.mjs.
  */
 import autocannon from "autocannon"
-import { createHmac } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { ulid } from "ulid"
 import { type BundledServer, freshDatabase, processGroupCpuSeconds, startBundledServer } from "./ServerProcess.ts"
-import { benchServerEnv, deciderEmail, newOperatorKeys, producerId, setUpBenchData } from "./Setup.ts"
+import { benchServerEnv, newOperatorKeys, setUpBenchData, signedEvent } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const option = (name: string, fallback: string) =>
@@ -42,28 +40,6 @@ const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
 
 const path = "/api/webhooks/events"
-const signed = (key: string) => {
-  const id = ulid()
-  const timestamp = Math.floor(Date.now() / 1000)
-  const body = JSON.stringify({
-    id,
-    type: `${producerId}.report.generated`,
-    service: producerId,
-    occurredAt: new Date().toISOString(),
-    subject: { email: deciderEmail },
-    data: { title: "Weekly report ready", pages: 12 },
-    contractVersion: "v1"
-  })
-  const signature = createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex")
-  const headers = {
-    "content-type": "application/json",
-    "x-platform-signature": `v1=${signature}`,
-    "x-platform-timestamp": String(timestamp),
-    "x-platform-event-id": id,
-    "x-platform-delivery": `d-${id}`
-  }
-  return { headers, body }
-}
 
 /** `amount` signed events over `conns` connections: answers how many were not 2xx. */
 const fire = (origin: string, key: string, amount: number) =>
@@ -78,7 +54,7 @@ const fire = (origin: string, key: string, amount: number) =>
           {
             method: "POST",
             path,
-            setupRequest: (request) => ({ ...request, method: "POST", path, ...signed(key) })
+            setupRequest: (request) => ({ ...request, ...signedEvent(path, key) })
           }
         ]
       },
