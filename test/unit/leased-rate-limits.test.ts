@@ -1,3 +1,4 @@
+import { keepsToRates } from "../support/RatePacing.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Deferred, Duration, Effect, Fiber, Layer } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
@@ -269,23 +270,11 @@ describe("RateLimits with leases", () => {
         fc.integer({ min: 9, max: 400 }),
         fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 300, size: "max" }),
         (limit, gaps) =>
-          Effect.gen(function* () {
-            const [take] = yield* instancesOfRateLimits(1)
-            const windowMillis = 1000
-            const rule = budget(limit, windowMillis)
-            const spacing = Math.ceil(windowMillis / limit)
-            const allowedAt: Array<number> = []
-            for (const gap of gaps) {
-              yield* TestClock.adjust(gap)
-              const now = yield* Clock.currentTimeMillis
-              const wait = yield* take!(rule, "busy")
-              if (wait === undefined) allowedAt.push(now)
-              if (gap >= spacing) assert.isUndefined(yield* take!(rule, "spaced"))
-            }
-            for (const at of allowedAt) {
-              assert.isAtMost(allowedAt.filter((t) => t > at - windowMillis && t <= at).length, 2 * limit)
-            }
-          }).pipe(Effect.scoped, Effect.provide(TestClock.layer()), Effect.runPromise)
+          Effect.flatMap(instancesOfRateLimits(1), ([take]) => keepsToRates(take!, budget(limit, 1000), gaps)).pipe(
+            Effect.scoped,
+            Effect.provide(TestClock.layer()),
+            Effect.runPromise
+          )
       )
     )
   })

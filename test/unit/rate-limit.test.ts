@@ -1,5 +1,6 @@
+import { keepsToRates } from "../support/RatePacing.ts"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect, Fiber, Layer, Logger, Result } from "effect"
+import { Context, Effect, Fiber, Layer, Logger, Result } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
@@ -70,25 +71,11 @@ describe("RateLimits (fixed window)", () => {
         fc.integer({ min: 1, max: 8 }),
         fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 80 }),
         (limit, gaps) =>
-          Effect.gen(function* () {
-            const take = yield* takeWith
-            const windowMillis = 1000
-            const rule = budget(limit, windowMillis)
-            const spacing = Math.ceil(windowMillis / limit)
-            const allowedAt: Array<number> = []
-            for (const gap of gaps) {
-              yield* TestClock.adjust(gap)
-              const now = yield* Clock.currentTimeMillis
-              const wait = yield* take(rule, "busy")
-              if (wait === undefined) allowedAt.push(now)
-              else assert.isTrue(wait >= 1 && wait <= windowMillis / 1000)
-              // Another client, asking only after at least window / limit: it keeps to its rate.
-              if (gap >= spacing) assert.isUndefined(yield* take(rule, "spaced"))
-            }
-            for (const at of allowedAt) {
-              assert.isAtMost(allowedAt.filter((t) => t > at - windowMillis && t <= at).length, 2 * limit)
-            }
-          }).pipe(Effect.scoped, Effect.provide(TestClock.layer()), Effect.runPromise)
+          Effect.flatMap(takeWith, (take) => keepsToRates(take, budget(limit, 1000), gaps)).pipe(
+            Effect.scoped,
+            Effect.provide(TestClock.layer()),
+            Effect.runPromise
+          )
       )
     )
   })
