@@ -31,7 +31,8 @@ import { Context, type Effect } from "effect"
  *   `afterCommit`. Two shared units with the same `key` (an idempotency key) never share a transaction.
  *   A shared unit must not rely on isolation from its neighbours: it opens no nested unit of its own (one that
  *   fails undoes the group), takes no row lock to keep others out, and its held writes touch only rows of its
- *   own. Creates of new rows are such units; a move of an existing row is not.
+ *   own. Creates of new rows are such units; a move of an existing row is not. The same rules let an adapter
+ *   run a shared unit that has no neighbour as one statement, without a transaction (adapters/sql).
  *
  * Infrastructure failures (the database unreachable, a failed commit) are defects, as for every port.
  */
