@@ -85,7 +85,8 @@ export interface Guard {
  *
  * What only a transaction gives, it cannot do: a statement that writes or locks (anything but a plain `SELECT`),
  * a nested unit, a transaction opened on the SQL client. Any of these spoils the run: its statement refused,
- * the unit runs again in a transaction, having left nothing behind.
+ * the unit runs again in a transaction, having left nothing behind. What must wait for the commit goes through
+ * `Transactions.afterCommit`: the SQL client's own `afterCommit` knows no such unit and would run at once.
  */
 interface OneStatement {
   readonly guards: Array<Guard>
