@@ -309,38 +309,10 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
     const sql = yield* SqlClient.SqlClient
     const scope = yield* Effect.scope
     /**
-     * The held writes as one statement: each a named part of its `WITH`, their `read` queries its result. A unit
-     * holding very many writes sends them in several such statements, each well under Postgres's limit of
-     * parameters per statement.
+     * Held writes and guards as one statement: each a named part of its `WITH`, the writes' `read` queries its
+     * result, and a guard whose write returned no row divides by zero, which fails the statement.
      */
-    const flush = Effect.fnUntraced(function* (writes: ReadonlyArray<HeldWrite>) {
-      for (let start = 0; start < writes.length; start += writesPerStatement) {
-        const chunk = writes.slice(start, start + writesPerStatement)
-        const name = (i: number) => sql`${sql(`w${i}`)}`
-        const parts = sql.csv(chunk.map(({ write }, i) => sql`${name(i)} AS (${write})`))
-        const reads = chunk.flatMap(({ read }, i) =>
-          read === undefined ? [] : [sql`(${read.query(name(i))}) AS ${sql(`v${i}`)}`]
-        )
-        const rows = yield* sql<
-          Record<string, unknown>
-        >`WITH ${parts} SELECT ${reads.length === 0 ? sql`1` : sql.csv(reads)}`
-        for (const [i, { read }] of chunk.entries()) {
-          if (read !== undefined) yield* read.onValue(rows[0]?.[`v${i}`] ?? null)
-        }
-      }
-    })
-
-    /**
-     * The key of the SQL client's lock for nested transactions, learnt from the first transaction (it names the
-     * client it belongs to): until it is known no unit runs as one statement, which must refuse that lock.
-     */
-    let nestedKey: string | undefined
-
-    /**
-     * The held writes and guards of a unit run as one statement, as that statement: each a named part of its
-     * `WITH`, and a guard whose write returned no row divides by zero, which fails the statement.
-     */
-    const lastStatement = Effect.fnUntraced(function* (guards: ReadonlyArray<Guard>, writes: ReadonlyArray<HeldWrite>) {
+    const oneStatement = Effect.fnUntraced(function* (guards: ReadonlyArray<Guard>, writes: ReadonlyArray<HeldWrite>) {
       const parts = [
         ...guards.map(({ write }, i) => sql`${sql(`g${i}`)} AS (${write})`),
         ...writes.map(({ write }, i) => sql`${sql(`w${i}`)} AS (${write})`)
@@ -358,6 +330,22 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         if (read !== undefined) yield* read.onValue(rows[0]?.[`v${i}`] ?? null)
       }
     })
+
+    /**
+     * The held writes of a unit before its commit: one statement, or several for a unit holding very many, each
+     * well under Postgres's limit of parameters per statement.
+     */
+    const flush = Effect.fnUntraced(function* (writes: ReadonlyArray<HeldWrite>) {
+      for (let start = 0; start < writes.length; start += writesPerStatement) {
+        yield* oneStatement([], writes.slice(start, start + writesPerStatement))
+      }
+    })
+
+    /**
+     * The key of the SQL client's lock for nested transactions, learnt from the first transaction (it names the
+     * client it belongs to): until it is known no unit runs as one statement, which must refuse that lock.
+     */
+    let nestedKey: string | undefined
 
     /**
      * A shared unit alone, as one statement (see `OneStatement`): its outcome once that statement has committed,
@@ -385,7 +373,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           const last: SqlClient.TransactionConnection.Service = [connection, 0]
           oneStatements.set(last, unit)
           const sent = yield* Effect.exit(
-            lastStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
+            oneStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
           )
           if (Exit.isSuccess(sent)) return exit
           // Nothing committed, or (a connection lost mid-way) what did is found by its guard's key when the unit
