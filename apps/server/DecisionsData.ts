@@ -2,7 +2,7 @@ import { Layer } from "effect"
 import { CallerKeyStoreSql } from "../../adapters/sql/decisions/CallerKeyStoreSql.ts"
 import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignalsSql.ts"
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
-import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
+import { RoleStoreWithCacheSql } from "../../adapters/sql/decisions/RoleStoreWithCacheSql.ts"
 import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
 import { McpSessionStoreSql } from "../../adapters/sql/decisions/McpSessionStoreSql.ts"
 import { RecordStoreCredentialsSql } from "../../adapters/sql/decisions/RecordStoreCredentialsSql.ts"
@@ -22,7 +22,7 @@ export const DecisionsOutboxSql = ProducerOutboxSql({ schema: "decisions", table
  */
 export const DecisionsDataSql = Layer.mergeAll(
   DecisionStoreSql,
-  RoleStoreSql,
+  RoleStoreWithCacheSql,
   CallerKeyStoreSql,
   DecisionSignalsSql.pipe(Layer.provide(TransactionsSql)),
   TemplateStoreSql,
