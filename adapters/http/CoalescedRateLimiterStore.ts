@@ -41,6 +41,13 @@ export const leaseTokens = 16
 /** A lease is an eighth of what the window has left at most: near the limit, every take goes to the store. */
 const leaseShare = 8
 
+/**
+ * Under a high limit a lease may hold up to a thousandth of it (more than `maxLease`): a lease then lasts about
+ * a thousandth of the window (60 ms of a minute) whatever the limit, where 16 tokens of a limit of a million a
+ * minute would last 1 ms and every take would go to the store.
+ */
+export const leaseOfLimit = 1000
+
 /** The leases are swept when they have doubled since the last sweep, and never below this many. */
 const sweepFloor = 1024
 
@@ -60,16 +67,17 @@ const slow = new RateLimiter.RateLimiterError({
  *   admit no more than the limit in a window. A leased token is used only before the window it was counted
  *   in ends: the lease ends at the time read just before its call was sent plus the ttl answered, so a slow
  *   answer or a late clock here makes it end early, never late.
- * - Exact near the limit: a call asks for its takes' tokens plus `min(maxLease - 1, floor(left / 8))`, where
- *   `left` is what the store's last answer left in the window once those takes are counted (nothing extra
- *   while no answer is known). Once 8 or fewer are left, a call asks for its takes' tokens only: every take
- *   reaches the store, as without leases. Instances leasing one after another an eighth of what remains
+ * - Exact near the limit: a call asks for its takes' tokens plus `min(cap - 1, floor(left / 8))`, where `cap`
+ *   is the larger of `maxLease` and a thousandth of the limit, and `left` is what the store's last answer
+ *   left in the window once those takes are counted (the whole limit once that window has ended; nothing
+ *   extra while no answer is known). Once 8 or fewer are left, a call asks for its takes' tokens only: every
+ *   take reaches the store, as without leases. Instances leasing one after another an eighth of what remains
  *   hold together less than what remained.
  * - The price is a bound on refusals, never on admissions: a request is refused only when the store's window
  *   is full, and what the window then holds beyond the requests admitted is leased tokens not yet spent, at
- *   most `maxLease - 1` per instance (and an eighth of what was left when each was leased). The refusing
+ *   most `cap - 1` per instance (and an eighth of what was left when each was leased). The refusing
  *   instance holds none, but for a lease given up early (the latency of its call) at the window's end. So
- *   over `n` instances at least `limit - (n - 1) * (maxLease - 1)` requests pass in a window, and exactly
+ *   over `n` instances at least `limit - (n - 1) * (cap - 1)` requests pass in a window, and exactly
  *   `limit` when each instance keeps receiving the client's requests until its lease is spent; on one
  *   instance every request the window holds passes.
  * - Each token the store counts moves the window's end on by its refill (window / limit), so a lease of k
@@ -82,8 +90,8 @@ const slow = new RateLimiter.RateLimiterError({
  *   the time left until the lease ends (at least 1 ms).
  * - A take needing more tokens than its lane's lease holds goes to the store, and what that call answers
  *   replaces the lease: what was left of it stays counted, unspent (only takes of several tokens leave any).
- * - A lane's lease is kept until its window ends (it tells the size of the next one); the ended ones go when
- *   met, and in a sweep whenever the leases have doubled since the last (and number over 1024), so distinct
+ * - A lane's lease is kept after its window ends (it tells that the next call may lease at once); the ended
+ *   ones go in a sweep whenever the leases have doubled since the last (and number over 1024), so distinct
  *   clients cannot grow them past twice the lanes with an open window.
  *
  * The answers of a call stay exact, each as if its take had reached the store alone:
@@ -132,11 +140,10 @@ export const coalesceFixedWindow = (
 
     const fits = (options: WindowOptions, count: number) => options.limit === undefined || count <= options.limit
 
+    // An ended lease is kept (until a sweep) for what it tells of the lane: that its window has ended.
     const leaseOf = (lane: string, now: number) => {
       const lease = leases.get(lane)
-      if (lease === undefined || lease.expiresAt > now) return lease
-      leases.delete(lane)
-      return undefined
+      return lease === undefined || lease.expiresAt > now ? lease : undefined
     }
 
     const remember = (lane: string, sentAt: number, top: number, surplus: number, ttl: number) => {
@@ -156,12 +163,17 @@ export const coalesceFixedWindow = (
     const spendable = (lease: Lease | undefined, tokens: number): lease is Lease =>
       lease !== undefined && tokens > 0 && tokens <= lease.surplus
 
-    /** The tokens to take ahead with a call carrying `tokens`: none until the store has told what is left. */
+    /**
+     * The tokens to take ahead with a call carrying `tokens`: none until the store has told what is left. Once
+     * the window of the last answer has ended, the next one is taken to be empty: if another instance has
+     * filled it meanwhile, the store refuses the lease and the takes go again alone.
+     */
     const extraFor = (lane: string, options: WindowOptions, tokens: number, now: number) => {
-      const lease = leaseOf(lane, now)
+      const lease = leases.get(lane)
       if (maxLease <= 1 || options.limit === undefined || lease === undefined) return 0
-      const left = options.limit - lease.top - tokens
-      return Math.max(0, Math.min(maxLease - 1, Math.floor(left / leaseShare)))
+      const left = options.limit - (lease.expiresAt > now ? lease.top : 0) - tokens
+      const most = Math.max(maxLease, Math.floor(options.limit / leaseOfLimit)) - 1
+      return Math.max(0, Math.min(most, Math.floor(left / leaseShare)))
     }
 
     /** A refused group, member by member: sent alone only when the last answer leaves room for it. */

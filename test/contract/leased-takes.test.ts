@@ -106,7 +106,7 @@ for (const backend of sqlBackends) {
           const { first, second } = yield* twoWaysIn(backend, migrationsLayer("rate_limits", rateLimitMigrations))
           const instances = [yield* instanceOn(first), yield* instanceOn(second)]
           // Each token counted moves the window's end on by 3.6 s: no lease ends during the test.
-          const budget = budgetOf(100_000, 360_000_000)
+          const budget = budgetOf(10_000, 36_000_000)
           const outcomes: Array<boolean> = []
           for (let i = 0; i < 320; i++) {
             const exit = yield* Effect.exit(instances[i % 2]!.limits.take(budget, "acme"))
