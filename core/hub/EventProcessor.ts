@@ -1,9 +1,10 @@
-import { type Cause, Clock, Context, Effect, Layer, Predicate } from "effect"
+import { type Cause, Clock, Context, Effect, Layer, Option, Predicate } from "effect"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
+import { DeliveryWakeup } from "./DeliveryWakeup.ts"
 import { Directory, type Recipient, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
@@ -103,7 +104,8 @@ export const deliveriesFor = (
  * deliveries are queued for the person's channels (DeliveryStore) and the event is finished: an event
  * processed again after a crash finds its notification filed and queues nothing more. A claimed batch is
  * one unit of work (a few statements whatever its size); when it fails, each of its events is tried alone,
- * so that one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries).
+ * so that one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries),
+ * woken (DeliveryWakeup, when provided) once a unit that queued a delivery due at once has committed.
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,
@@ -127,6 +129,7 @@ export class EventProcessor extends Context.Service<
         const orgWebhooks = yield* OrgChatWebhookStore
         const transactions = yield* Transactions
         const ids = yield* IdGenerator
+        const deliveryWakeup = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryWakeup))
         const leaseMillis = config.leaseMillis ?? 60_000
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
@@ -253,7 +256,7 @@ export class EventProcessor extends Context.Service<
               const filed = planned.filter((p) => filedNow.has(p.notification.id))
               const browsers = yield* browsersOf(filed)
               const orgChat = yield* orgChatDeliveries(filed)
-              yield* deliveries.enqueue([
+              const queued = [
                 ...filed.flatMap(({ recipient, notification }) =>
                   deliveriesFor(
                     notification,
@@ -263,8 +266,13 @@ export class EventProcessor extends Context.Service<
                   )
                 ),
                 ...orgChat
-              ])
+              ]
+              yield* deliveries.enqueue(queued)
               yield* store.finishAll(keys, "processed", nowIso)
+              // The sender is woken only for what it can send now: a digest's email waits for the poll.
+              if (deliveryWakeup !== undefined && queued.some((delivery) => delivery.nextAttemptAt <= nowIso)) {
+                yield* transactions.afterCommit(deliveryWakeup.wake)
+              }
             })
           )
         })
