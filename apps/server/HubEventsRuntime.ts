@@ -7,6 +7,7 @@ import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubsc
 import { CatalogStoreWithCacheSql } from "../../adapters/sql/hub/CatalogStoreWithCacheSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
+import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFilingSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
@@ -32,12 +33,14 @@ export const HubEventStoresMemory = Layer.mergeAll(
 
 /**
  * The same stores over the `hub` schema (migrations 0004_events, 0005_notifications and 0008_deliveries);
- * the catalog's entries kept per instance, dropped on every instance when one is replaced.
+ * the catalog's entries kept per instance, dropped on every instance when one is replaced; the processor's
+ * writes of a batch in one statement (NotificationFilingSql).
  */
 export const HubEventStoresSql = Layer.mergeAll(
   EventStoreSql,
   CatalogStoreWithCacheSql,
   NotificationStoreSql,
+  NotificationFilingSql,
   DeliveryStoreSql,
   PushSubscriptionStoreSql,
   OrgChatWebhookStoreSql
