@@ -7,6 +7,8 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createCost.ts [--creates=1000] [--hub-down]
  *
  * `--hub-down` points the server at an unreachable hub, so no notification work runs beside the creates.
+ * `--profile=<dir>` runs the server from its TypeScript sources and writes a CPU profile of each measured run
+ * (and of the work it set off, until the server is idle again) to `<dir>` (read it with bench/profileSums.mjs).
  * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
  */
 import { randomBytes } from "node:crypto"
@@ -23,6 +25,7 @@ const option = (name: string) =>
   process.argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
 const creates = Number(option("creates") ?? "1000")
 const hubDown = process.argv.includes("--hub-down")
+const profileDir = option("profile")
 const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-15-main.log"
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
@@ -38,11 +41,21 @@ const main = async () => {
   const server = await startBundledServer({
     cwd: root,
     logFile: join(dir, "server.log"),
+    command:
+      profileDir === undefined
+        ? undefined
+        : {
+            command: process.execPath,
+            args: ["--import", "./bench/ProfileOnSignal.mjs", "--import", "tsx", "apps/server/main.ts"]
+          },
     env: benchServerEnv({
       dir,
       databaseUrl: database.url,
       keys,
-      extra: hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}
+      extra: {
+        ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}),
+        ...(profileDir === undefined ? {} : { PROFILE_DIR: resolve(profileDir) })
+      }
     })
   })
   try {
@@ -70,7 +83,12 @@ const main = async () => {
       })
       const logFrom = statSync(logPath).size
       const before = cpu()
+      // SIGWINCH starts the profile and the next one writes it (bench/ProfileOnSignal.mjs).
+      if (profileDir !== undefined) process.kill(server.child.pid!, "SIGWINCH")
       const result = await fire(connections, creates)
+      // The work the creates set off runs on a little after the last answer: the passes begin 20 ms apart.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      if (profileDir !== undefined) process.kill(server.child.pid!, "SIGWINCH")
       const after = cpu()
       const log = readFileSync(logPath).subarray(logFrom).toString("utf8")
       const lines = log.split("\n")

@@ -1,4 +1,4 @@
-import { Effect, Latch, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { CatalogStoreMemory } from "../../adapters/memory/hub/CatalogStoreMemory.ts"
 import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { NotificationStoreMemory } from "../../adapters/memory/hub/NotificationStoreMemory.ts"
@@ -7,12 +7,14 @@ import { PushSubscriptionStoreMemory } from "../../adapters/memory/hub/PushSubsc
 import { CatalogStoreWithCacheSql } from "../../adapters/sql/hub/CatalogStoreWithCacheSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
+import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFilingSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { EventCatalog } from "../../core/hub/EventCatalog.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
+import { DeliveryWakeup } from "../../core/hub/DeliveryWakeup.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
 import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
 import { RateLimits } from "../../core/kernel/RateLimit.ts"
@@ -31,12 +33,14 @@ export const HubEventStoresMemory = Layer.mergeAll(
 
 /**
  * The same stores over the `hub` schema (migrations 0004_events, 0005_notifications and 0008_deliveries);
- * the catalog's entries kept per instance, dropped on every instance when one is replaced.
+ * the catalog's entries kept per instance, dropped on every instance when one is replaced; the processor's
+ * writes of a batch in one statement (NotificationFilingSql).
  */
 export const HubEventStoresSql = Layer.mergeAll(
   EventStoreSql,
   CatalogStoreWithCacheSql,
   NotificationStoreSql,
+  NotificationFilingSql,
   DeliveryStoreSql,
   PushSubscriptionStoreSql,
   OrgChatWebhookStoreSql
@@ -56,8 +60,8 @@ export interface HubEventsConfig {
 /**
  * Ingest, catalog, processing and the channels' delivery. Needs the stores (above), Registry, ServiceStore,
  * Directory, IdGenerator, Transactions, RateLimits and the channels (Mailer, ChatChannel, PushChannel). Provides
- * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications, OrgChatWebhooks and
- * EventWakeup.
+ * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications, OrgChatWebhooks,
+ * EventWakeup and DeliveryWakeup.
  */
 export const HubEventsLayer = (config: HubEventsConfig) => {
   const budget = {
@@ -88,15 +92,17 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
     NotificationDeliveries.layer(config.deliveries),
     PersonNotifications.layer(config.person)
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(EventCatalog.layer, EventWakeup.layer, OrgChatWebhooks.layer(config.person)))
+    Layer.provideMerge(
+      Layer.mergeAll(EventCatalog.layer, EventWakeup.layer, DeliveryWakeup.layer, OrgChatWebhooks.layer(config.person))
+    )
   )
 }
 
 /**
  * The hub's event workers. The processor drains what is claimable, then sleeps until woken by an accept or
- * `pollMillis` pass, its passes at least 20 ms apart; the channels' sender runs after every drain that filed
- * something, and every `pollMillis` (retries and digests come due with time). Both claim, so several servers
- * may run side by side.
+ * `pollMillis` pass, its passes at least 20 ms apart; the channels' sender runs once the processor has
+ * committed a delivery due at once (DeliveryWakeup), and every `pollMillis` (retries and digests come due with
+ * time). Both claim, so several servers may run side by side.
  */
 export const HubEventWorkers = (pollMillis: number) =>
   Layer.effectDiscard(
@@ -104,16 +110,12 @@ export const HubEventWorkers = (pollMillis: number) =>
       const processor = yield* EventProcessor
       const deliveries = yield* NotificationDeliveries
       const wakeup = yield* EventWakeup
-      const deliveryWakeup = yield* Latch.make(false)
+      const deliveryWakeup = yield* DeliveryWakeup
       const drainEvents = Effect.gen(function* () {
-        let claimed = 0
-        let n = 0
         // Again at once only after a full batch: one that was not full left nothing due (a claim fewer per pass).
-        do {
-          n = yield* processor.runDue()
-          claimed += n
-        } while (n >= processor.batchSize)
-        if (claimed > 0) yield* deliveryWakeup.open
+        while ((yield* processor.runDue()) >= processor.batchSize) {
+          /* more may be due */
+        }
       })
       // Passes spaced: events accepted one at a time within the spacing are processed as one batch.
       const spaced = makeSpacedPasses(workerPassSpacingMillis)
@@ -130,8 +132,7 @@ export const HubEventWorkers = (pollMillis: number) =>
       })
       yield* drainDeliveries.pipe(
         Effect.catchCause((cause) => Effect.logWarning("notification delivery failed; retrying", cause)),
-        Effect.andThen(deliveryWakeup.await.pipe(Effect.timeoutOption(pollMillis))),
-        Effect.andThen(deliveryWakeup.close),
+        Effect.andThen(deliveryWakeup.sleep(pollMillis)),
         Effect.forever,
         Effect.forkScoped
       )

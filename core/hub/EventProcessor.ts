@@ -1,13 +1,15 @@
-import { type Cause, Clock, Context, Effect, Layer, Predicate } from "effect"
+import { type Cause, Clock, Context, Effect, Layer, Option, Predicate } from "effect"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
+import { DeliveryWakeup } from "./DeliveryWakeup.ts"
 import { Directory, type Recipient, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
+import { fileWithStores, NotificationFiling } from "./NotificationFiling.ts"
 import { NotificationStore } from "./NotificationStore.ts"
 import { OrgChatWebhookStore, orgChatDeliveryId, orgChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
@@ -100,10 +102,12 @@ export const deliveriesFor = (
  * acknowledgement"). Claims accepted events with a lease, so processors on several servers share the work
  * and a processor that dies mid-event loses nothing (the event is claimed again after the lease). A
  * notification type is filed into the subject's feed once per event, and in the same unit of work its
- * deliveries are queued for the person's channels (DeliveryStore) and the event is finished: an event
+ * deliveries are queued for the person's channels (DeliveryStore) and the event is finished (NotificationFiling,
+ * when the server provides one; else the stores' writes in one transaction): an event
  * processed again after a crash finds its notification filed and queues nothing more. A claimed batch is
  * one unit of work (a few statements whatever its size); when it fails, each of its events is tried alone,
- * so that one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries).
+ * so that one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries),
+ * woken (DeliveryWakeup, when provided) once a unit that queued a delivery due at once has committed.
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,
@@ -127,6 +131,11 @@ export class EventProcessor extends Context.Service<
         const orgWebhooks = yield* OrgChatWebhookStore
         const transactions = yield* Transactions
         const ids = yield* IdGenerator
+        const deliveryWakeup = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryWakeup))
+        // The stores' own writes in one transaction, unless the server provides a filing of its own (one statement).
+        const filing = Option.getOrElse(yield* Effect.serviceOption(NotificationFiling), () =>
+          NotificationFiling.of({ file: fileWithStores({ notifications, deliveries, events: store, transactions }) })
+        )
         const leaseMillis = config.leaseMillis ?? 60_000
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
@@ -197,10 +206,10 @@ export class EventProcessor extends Context.Service<
 
         /**
          * Processes claimed events together and finishes them, in one unit of work: the recipients of their
-         * notifications in one read, then in one transaction the notifications (one insert), their deliveries
-         * (one insert) and the events marked processed. A crash before the commit leaves them all claimed,
-         * processed again after the lease; a notification is filed once per event, and an event found filed
-         * queues nothing more.
+         * notifications in one read, then together (NotificationFiling: one transaction of the stores, or one
+         * statement) the notifications, the deliveries of those filed now and the events marked processed. A
+         * crash before the commit leaves them all claimed, processed again after the lease; a notification is
+         * filed once per event, and an event found filed queues nothing more.
          */
         const processTogether = Effect.fnUntraced(function* (events: ReadonlyArray<StoredEvent>, nowIso: string) {
           const notifying: Array<StoredEvent> = []
@@ -245,28 +254,36 @@ export class EventProcessor extends Context.Service<
           }
           const keys = events.map(({ service, id }) => ({ service, id }))
           if (planned.length === 0) return yield* store.finishAll(keys, "processed", nowIso)
-          yield* transactions.atomically(
-            Effect.gen(function* () {
-              const filedNow = new Set(
-                (yield* notifications.fileAll(planned.map((p) => p.notification))).map((n) => n.id)
+          // Read for every notification planned: in the usual batch each is filed now. The filing queues only
+          // the deliveries of those filed now (an event processed again finds its notification filed).
+          const browsers = yield* browsersOf(planned)
+          const orgChat = yield* orgChatDeliveries(planned)
+          const queued = [
+            ...planned.flatMap(({ recipient, notification }) =>
+              deliveriesFor(
+                notification,
+                recipient.preferences,
+                browsers.get(recipient.user.id) ?? [],
+                emailBatchMillis
               )
-              const filed = planned.filter((p) => filedNow.has(p.notification.id))
-              const browsers = yield* browsersOf(filed)
-              const orgChat = yield* orgChatDeliveries(filed)
-              yield* deliveries.enqueue([
-                ...filed.flatMap(({ recipient, notification }) =>
-                  deliveriesFor(
-                    notification,
-                    recipient.preferences,
-                    browsers.get(recipient.user.id) ?? [],
-                    emailBatchMillis
-                  )
-                ),
-                ...orgChat
-              ])
-              yield* store.finishAll(keys, "processed", nowIso)
-            })
+            ),
+            ...orgChat
+          ]
+          const filed = new Set(
+            (yield* filing.file({
+              notifications: planned.map((p) => p.notification),
+              deliveries: queued,
+              finished: keys,
+              atIso: nowIso
+            })).map((n) => n.id)
           )
+          // The sender is woken only for what it can send now: a digest's email waits for the poll.
+          if (
+            deliveryWakeup !== undefined &&
+            queued.some((delivery) => delivery.nextAttemptAt <= nowIso && filed.has(delivery.notificationId))
+          ) {
+            yield* transactions.afterCommit(deliveryWakeup.wake)
+          }
         })
 
         /** An event whose processing failed alone: retried after its lease, or given up at the attempt limit. */

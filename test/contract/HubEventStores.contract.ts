@@ -5,10 +5,12 @@ import { monotonicFactory } from "ulid"
 import { CatalogStore, type CatalogEntryInput } from "../../core/hub/CatalogStore.ts"
 import { DeliveryStore, type ClaimedDelivery, type NewDelivery } from "../../core/hub/Deliveries.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
+import { NotificationFiling } from "../../core/hub/NotificationFiling.ts"
 import { NotificationStore, type Notification } from "../../core/hub/NotificationStore.ts"
 import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
 
-export type HubEventStores = EventStore | CatalogStore | NotificationStore | DeliveryStore | OrgChatWebhookStore
+export type HubEventStores =
+  EventStore | CatalogStore | NotificationStore | NotificationFiling | DeliveryStore | OrgChatWebhookStore
 
 const nextId = monotonicFactory()
 const at = (year: number, seconds = 0) => new Date(Date.UTC(year, 0, 1) + seconds * 1000).toISOString()
@@ -348,6 +350,80 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           assert.strictEqual(yield* store.unreadCount(userId, []), 0)
           assert.strictEqual(yield* store.unreadCount(other, []), 1)
         })
+      )
+    })
+
+    describe("NotificationFiling", () => {
+      it.effect(
+        "files a batch: the notifications, the deliveries of those filed now, a shared row once under the first filed, the events finished",
+        () =>
+          Effect.gen(function* () {
+            const events = yield* EventStore
+            const notifications = yield* NotificationStore
+            const deliveries = yield* DeliveryStore
+            const filing = yield* NotificationFiling
+            const service = freshService()
+            const [e1, e2, e3] = [eventOf(service), eventOf(service), eventOf(service)]
+            for (const e of [e1!, e2!, e3!]) yield* events.insert(e)
+            const ada = `usr_a_${randomUUID()}`
+            const bob = `usr_b_${randomUUID()}`
+            const fields = { service, createdAt: at(2040, 5) }
+            // Ada's notification of the first event was filed before (a processor that died before finishing).
+            const before = notificationOf(ada, { ...fields, eventId: e1!.id })
+            yield* notifications.file(before)
+            const again = { ...before, id: nextId() }
+            const a = notificationOf(ada, { ...fields, eventId: e2!.id, title: "For Ada" })
+            const b = notificationOf(bob, { ...fields, eventId: e3!.id, title: "For Bob", readAt: at(2040, 5) })
+            const shared = `org:org_${randomUUID()}/chat/digest`
+            const filed = yield* filing.file({
+              notifications: [again, b, a],
+              deliveries: [
+                deliveryOf(again),
+                deliveryOf(again, { id: shared, channel: "chat", target: "org:x" }),
+                deliveryOf(b, { id: shared, channel: "chat", target: "org:x" }),
+                deliveryOf(b),
+                deliveryOf(a, { channel: "push", target: "sub_1", nextAttemptAt: at(2090) }),
+                deliveryOf(a, { id: shared, channel: "chat", target: "org:x" })
+              ],
+              finished: [e1!, e2!, e3!].map(({ service, id }) => ({ service, id })),
+              atIso: at(2040, 6)
+            })
+            // Answered in the order given, without the notification filed before.
+            assert.deepStrictEqual(filed, [b, a])
+            assert.deepStrictEqual(
+              yield* notifications.feed(ada, 10),
+              [a, before].sort((x, y) => (x.id < y.id ? 1 : -1))
+            )
+            assert.deepStrictEqual(yield* notifications.feed(bob, 10), [b])
+            // Nothing for the notification filed before; the shared row under Bob, the first given of those filed now.
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(ada, 10)).map((d) => [d.id, d.channel, d.nextAttemptAt]),
+              [[`${a.id}/push/sub_1`, "push", at(2090)]]
+            )
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(bob, 10)).map((d) => [d.id, d.channel, d.target, d.status]).sort(),
+              [
+                [`${b.id}/email`, "email", "", "pending"],
+                [shared, "chat", "org:x", "pending"]
+              ].sort()
+            )
+            for (const e of [e1!, e2!, e3!]) {
+              const stored = yield* events.find(service, e.id)
+              assert.strictEqual(stored?.status, "processed")
+              assert.strictEqual(stored?.processedAt, at(2040, 6))
+            }
+            // The same batch again (processed again after a crash): nothing more filed or queued.
+            assert.deepStrictEqual(
+              yield* filing.file({
+                notifications: [{ ...a, id: nextId() }],
+                deliveries: [deliveryOf({ ...a, id: nextId() })],
+                finished: [{ service, id: e2!.id }],
+                atIso: at(2040, 7)
+              }),
+              []
+            )
+            assert.strictEqual((yield* deliveries.forUser(ada, 10)).length, 1)
+          })
       )
     })
 

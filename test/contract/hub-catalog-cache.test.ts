@@ -12,6 +12,7 @@ import { acknowledgement, instanceOn, statementsOf, twoWaysIn } from "../support
 import { HubEventStoresContract } from "./HubEventStores.contract.ts"
 import { hubSqlOn } from "./hub-sql-layers.ts"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
+import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFilingSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
@@ -49,6 +50,7 @@ for (const backend of sqlBackends) {
         EventStoreSql,
         CatalogStoreWithCacheSql,
         NotificationStoreSql,
+        NotificationFilingSql,
         DeliveryStoreSql,
         OrgChatWebhookStoreSql
       ),

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { monotonicFactory } from "ulid"
 import { dataSchemaProblem, EventCatalog, isLinearPattern } from "../../core/hub/EventCatalog.ts"
 import { deliveriesFor, EventProcessor, notificationContent } from "../../core/hub/EventProcessor.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
 import { DeliveryStore } from "../../core/hub/Deliveries.ts"
+import { DeliveryWakeup } from "../../core/hub/DeliveryWakeup.ts"
 import { defaultPreferences, Directory } from "../../core/hub/Directory.ts"
 import {
   firstPartyUrlPattern,
@@ -131,6 +132,35 @@ describe("EventProcessor", () => {
       }
       assert.strictEqual((yield* store.find("acme", broken.id))?.status, "failed")
       assert.strictEqual(yield* processor.runDue(), 0)
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("wakes the channels' sender only once it queued a delivery due at once, not for a digest's email", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const store = yield* EventStore
+      const wakes = yield* Ref.make(0)
+      const counting = Layer.succeed(DeliveryWakeup)({
+        wake: Ref.update(wakes, (n) => n + 1),
+        sleep: () => Effect.void
+      })
+      const processor = yield* EventProcessor.use(Effect.succeed).pipe(
+        Effect.provide(EventProcessor.layer({ emailBatchMillis: 60_000 }).pipe(Layer.provide(counting)))
+      )
+      // Ada takes her email as a digest (the default): it is due in a minute, so nothing is woken now.
+      yield* store.insert(event())
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual(yield* Ref.get(wakes), 0)
+      // Her email at once: due now, and the sender is woken once the batch has committed.
+      yield* Directory.use((d) =>
+        d.savePreferences("usr_ada", { serviceVisible: {}, channels: ["bell", "email"], emailMode: "immediate" })
+      )
+      yield* store.insert(event())
+      yield* store.insert(event())
+      assert.strictEqual(yield* processor.runDue(), 2)
+      assert.strictEqual(yield* Ref.get(wakes), 1)
+      const queued = yield* DeliveryStore.use((d) => d.forUser("usr_ada", 10))
+      assert.strictEqual(queued.length, 3)
     }).pipe(Effect.provide(stack))
   )
 
