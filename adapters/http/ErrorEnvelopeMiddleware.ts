@@ -1,4 +1,4 @@
-import { ByteSize, Cause, Effect, Option, Predicate } from "effect"
+import { ByteSize, Cause, Context, Effect, Option, Predicate } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { Readiness, schemaIssues, type ErrorCode, type FieldIssues } from "../../core/kernel/index.ts"
@@ -33,6 +33,17 @@ export interface ErrorEnvelopeOptions {
   readonly maxBodyBytes: number
   readonly routeLimits?: RouteLimits | undefined
   readonly render?: ErrorRenderer | undefined
+}
+
+/** The few body limits a service has, each made once. */
+const byteSizes = new Map<number, ByteSize.ByteSize>()
+const byteSizeOf = (bytes: number) => {
+  let size = byteSizes.get(bytes)
+  if (size === undefined) {
+    size = ByteSize.bytes(bytes)
+    if (byteSizes.size < 64) byteSizes.set(bytes, size)
+  }
+  return size
 }
 
 const slotOf = { Params: "path", Query: "query", Headers: "header", Payload: "body" } as const
@@ -102,13 +113,18 @@ export const errorEnvelopeMiddleware = (options: ErrorEnvelopeOptions) => {
       const readiness = yield* Effect.serviceOption(Readiness)
       return (httpEffect) => {
         const guarded = rejectUnstorableText(httpEffect, render, validation)
-        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        return Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
           // The limit is chosen before anything reads the body (the text check reads it first).
           const limitBytes = limitFor(options.routeLimits, options.maxBodyBytes, request.method, request.url)
-          return guarded.pipe(
-            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limitBytes)),
-            Effect.catchCause((cause) => fromCause(request, cause, limitBytes, readiness)),
-            Effect.map((response) => bareErrorToEnvelope(request, response, render, validation, tooLarge))
+          const toEnvelope = (response: HttpServerResponse.HttpServerResponse) =>
+            bareErrorToEnvelope(request, response, render, validation, tooLarge)
+          return Effect.matchCauseEffect(
+            Effect.provideService(guarded, HttpIncomingMessage.MaxBodySize, byteSizeOf(limitBytes)),
+            {
+              onFailure: (cause) => Effect.map(fromCause(request, cause, limitBytes, readiness), toEnvelope),
+              onSuccess: (response) => Effect.succeed(toEnvelope(response))
+            }
           )
         })
       }

@@ -7,6 +7,11 @@ import { RateLimits, type RateBudget } from "../../core/kernel/RateLimit.ts"
 import { coalesceFixedWindow, leaseTokens } from "./CoalescedRateLimiterStore.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
+interface Plan {
+  readonly window: Duration.Duration
+  readonly refillRate: Duration.Duration
+}
+
 /** How long a request waits for the shared store before the budget's `whenStoreFails` rule applies. */
 const storeTimeout = Duration.seconds(1)
 
@@ -50,7 +55,6 @@ export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.Rat
   RateLimits,
   Effect.gen(function* () {
     const store = yield* coalesceFixedWindow(yield* RateLimiter.RateLimiterStore, storeTimeout, leaseTokens)
-    const shared = yield* RateLimiter.make.pipe(Effect.provideService(RateLimiter.RateLimiterStore, store))
     const local = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
     let degraded = false
 
@@ -73,37 +77,56 @@ export const RateLimitsFromStore: Layer.Layer<RateLimits, never, RateLimiter.Rat
     const exceeded = (reason: RateLimiter.RateLimitExceeded) =>
       new RateLimited({ retryAfterSeconds: seconds(Duration.toMillis(reason.retryAfter)) })
 
+    /** What a budget's takes send to the store, worked out once per budget rather than per request. */
+    const plans = new WeakMap<RateBudget, Plan>()
+    const planOf = (budget: RateBudget): Plan => {
+      let plan = plans.get(budget)
+      if (plan === undefined) {
+        // The window and its refill as `RateLimiter.consume` works them out.
+        const window = Duration.max(Duration.millis(budget.windowMillis), Duration.millis(1))
+        plan = { window, refillRate: Duration.divideUnsafe(window, budget.limit) }
+        plans.set(budget, plan)
+      }
+      return plan
+    }
+
+    const whenTheStoreFails = (
+      budget: RateBudget,
+      plan: Plan,
+      key: string,
+      error: RateLimiter.RateLimiterError
+    ): Effect.Effect<void, RateLimited | Unavailable> => {
+      if (budget.whenStoreFails === "refuse") return Effect.andThen(failed(error), Effect.fail(new Unavailable({})))
+      return Effect.andThen(
+        failed(error),
+        local
+          .consume({ algorithm: "fixed-window", onExceeded: "fail", window: plan.window, limit: budget.limit, key })
+          .pipe(
+            Effect.asVoid,
+            Effect.catch((again) =>
+              again.reason._tag === "RateLimitExceeded" ? Effect.fail(exceeded(again.reason)) : Effect.die(again)
+            )
+          )
+      )
+    }
+
     return RateLimits.of({
       take: (budget, client) => {
         if (budget.limit < 1) return Effect.fail(new RateLimited({ retryAfterSeconds: seconds(budget.windowMillis) }))
-        const options = {
-          algorithm: "fixed-window",
-          onExceeded: "fail",
-          window: Duration.millis(budget.windowMillis),
-          limit: budget.limit,
-          key: keyOf(budget, client)
-        } as const
-        // The coalesced store answers within `storeTimeout` or fails as slow (CoalescedRateLimiterStore.ts).
-        return shared.consume(options).pipe(
-          Effect.matchEffect({
-            onSuccess: () => recovered,
-            onFailure: (error): Effect.Effect<void, RateLimited | Unavailable> => {
-              if (error.reason._tag === "RateLimitExceeded")
-                return Effect.andThen(recovered, Effect.fail(exceeded(error.reason)))
-              if (budget.whenStoreFails === "refuse") {
-                return Effect.andThen(failed(error), Effect.fail(new Unavailable({})))
-              }
-              return Effect.andThen(
-                failed(error),
-                local.consume(options).pipe(
-                  Effect.asVoid,
-                  Effect.catch((again) =>
-                    again.reason._tag === "RateLimitExceeded" ? Effect.fail(exceeded(again.reason)) : Effect.die(again)
-                  )
-                )
-              )
-            }
-          })
+        const plan = planOf(budget)
+        const key = keyOf(budget, client)
+        // One fixed-window take of one token, answered as `RateLimiter.consume` answers it (a count past the
+        // limit is refused until the window's end), without its per-request durations and result. The
+        // coalesced store answers within `storeTimeout` or fails as slow (CoalescedRateLimiterStore.ts).
+        return Effect.matchEffect(
+          store.fixedWindow({ key, tokens: 1, refillRate: plan.refillRate, limit: budget.limit }),
+          {
+            onSuccess: ([count, ttl]): Effect.Effect<void, RateLimited> =>
+              count > budget.limit
+                ? Effect.andThen(recovered, Effect.fail(new RateLimited({ retryAfterSeconds: seconds(ttl) })))
+                : recovered,
+            onFailure: (error) => whenTheStoreFails(budget, plan, key, error)
+          }
         )
       }
     })

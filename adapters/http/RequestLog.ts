@@ -1,4 +1,4 @@
-import { Cause, Clock, Effect, Exit, Metric } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Metric } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { pooledRandomBytes } from "../../core/auth/RandomPool.ts"
 
@@ -61,10 +61,16 @@ export const requestLog = (service: string) => {
   return <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const requestId = requestIdOf(request.headers)
-      const traceId = traceIdOf(request.headers["traceparent"])
-      const path = request.url.split("?")[0]!
+    // Read from the fiber in one step each side of the request: the request, the clock, and after it the
+    // counters' context (what `Clock.currentTimeMillis` and `Metric.update` would read, in fewer steps).
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      const headers = request.headers
+      const requestId = requestIdOf(headers)
+      const traceId = traceIdOf(headers["traceparent"])
+      const queryAt = request.url.indexOf("?")
+      const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
       const annotations: Record<string, string> = { service, requestId, ...(traceId === undefined ? {} : { traceId }) }
       // Answers written by the router itself bypass what this middleware returns: they get the header here.
       const handled = Effect.annotateLogs(
@@ -73,39 +79,29 @@ export const requestLog = (service: string) => {
         ),
         annotations
       )
-      return Effect.flatMap(Clock.currentTimeMillis, (started) =>
-        Effect.flatMap(handled, (exit) =>
-          Effect.flatMap(Clock.currentTimeMillis, (ended) => {
-            const durationMs = ended - started
-            const status = Exit.isSuccess(exit) ? exit.value.status : 500
-            // The answer's line carries the request's annotations and its own in one step (a nested
-            // annotation of the line inside the request's costs several times more, for the same line).
-            const line = {
-              ...annotations,
-              "http.method": request.method,
-              "http.url": path,
-              "http.durationMs": durationMs
-            }
-            const counted = Effect.andThen(
-              Metric.update(counterOf(request.method, status), 1),
-              Metric.update(serviceDurations, durationMs)
+      return Effect.flatMap(handled, (exit) =>
+        Effect.withFiber((after) => {
+          const durationMs = after.getRef(Clock.Clock).currentTimeMillisUnsafe() - started
+          const status = Exit.isSuccess(exit) ? exit.value.status : 500
+          counterOf(request.method, status).updateUnsafe(1, after.context)
+          serviceDurations.updateUnsafe(durationMs, after.context)
+          // The answer's line carries the request's annotations and its own in one step (a nested
+          // annotation of the line inside the request's costs several times more, for the same line).
+          const line = {
+            ...annotations,
+            "http.method": request.method,
+            "http.url": path,
+            "http.durationMs": durationMs
+          }
+          if (Exit.isSuccess(exit)) {
+            return Effect.as(
+              Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...line, "http.status": status }),
+              HttpServerResponse.setHeader(exit.value, "x-request-id", requestId)
             )
-            if (Exit.isSuccess(exit)) {
-              return Effect.andThen(
-                counted,
-                Effect.as(
-                  Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...line, "http.status": status }),
-                  HttpServerResponse.setHeader(exit.value, "x-request-id", requestId)
-                )
-              )
-            }
-            if (Cause.hasInterruptsOnly(exit.cause)) return Effect.andThen(counted, exit)
-            return Effect.andThen(
-              counted,
-              Effect.andThen(Effect.annotateLogs(Effect.logError("Request failed", exit.cause), line), exit)
-            )
-          })
-        )
+          }
+          if (Cause.hasInterruptsOnly(exit.cause)) return exit
+          return Effect.andThen(Effect.annotateLogs(Effect.logError("Request failed", exit.cause), line), exit)
+        })
       )
     })
 }

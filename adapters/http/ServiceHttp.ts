@@ -38,6 +38,23 @@ export const serviceRoutes = <Id extends string, Groups extends HttpApiGroup.Con
     errorEnvelopeMiddleware({ ...options.errors, routeLimits: routeLimits(options.api) })
   )
 
+/**
+ * A group's handlers built apart from the services around them. `HttpApiBuilder.group` keeps the services it
+ * was built with and adds them to the context of each of the group's requests, a copy of the server's
+ * services per request. A group whose handlers take what they use while `make` runs, and whose endpoints
+ * have no middleware, is built here seeing none: its requests are given nothing more than the server's own.
+ */
+export const isolatedHandlers = <A, E, R>(make: Effect.Effect<Layer.Layer<A, E>, never, R>): Layer.Layer<A, E, R> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const handlers = yield* make
+      const scope = yield* Effect.scope
+      return yield* Effect.updateContext(Layer.buildWithScope(handlers, scope), (_: Context.Context<never>) =>
+        Context.empty()
+      )
+    })
+  )
+
 export interface ListenOptions {
   /** The service's id: every log line of a request names it (see `requestLog`). */
   readonly service: string

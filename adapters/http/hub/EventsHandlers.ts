@@ -13,6 +13,7 @@ import { NotificationStore } from "../../../core/hub/NotificationStore.ts"
 import { NotFound } from "../../../core/kernel/Errors.ts"
 import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
 import { EventsApi } from "./EventsApi.ts"
+import { isolatedHandlers } from "../ServiceHttp.ts"
 
 /** The ingest's refusals and the platform's domain errors, as the hub's envelope. */
 const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
@@ -45,27 +46,31 @@ const ingestAnswer = (outcome: IngestOutcome) =>
     { status: outcome.status === "accepted" ? 202 : 200 }
   )
 
-/** `POST /api/webhooks/events`: the raw body and the four headers (as declared) go to the use case as they arrived. */
-export const EventIngestHandlers = HttpApiBuilder.group(EventsApi, "eventIngest", (handlers) =>
-  Effect.gen(function* () {
-    const ingest = yield* EventIngest
-    return handlers.handle("deliver", ({ headers, payload }) =>
-      answer(
-        Effect.map(
-          ingest.ingest({
-            headers: {
-              signature: headers[EventHeaderNames.signature],
-              timestamp: headers[EventHeaderNames.timestamp],
-              eventId: headers[EventHeaderNames.eventId],
-              delivery: headers[EventHeaderNames.delivery]
-            },
-            body: payload
-          }),
-          ingestAnswer
+/**
+ * `POST /api/webhooks/events`: the raw body and the four headers (as declared) go to the use case as they
+ * arrived. Built on its own (`isolatedHandlers`): a delivery's context is the server's, nothing copied in.
+ */
+export const EventIngestHandlers = isolatedHandlers(
+  Effect.map(Effect.service(EventIngest), (ingest) =>
+    HttpApiBuilder.group(EventsApi, "eventIngest", (handlers) =>
+      handlers.handle("deliver", ({ headers, payload }) =>
+        answer(
+          Effect.map(
+            ingest.ingest({
+              headers: {
+                signature: headers[EventHeaderNames.signature],
+                timestamp: headers[EventHeaderNames.timestamp],
+                eventId: headers[EventHeaderNames.eventId],
+                delivery: headers[EventHeaderNames.delivery]
+              },
+              body: payload
+            }),
+            ingestAnswer
+          )
         )
       )
     )
-  })
+  )
 )
 
 /** `GET /api/v1/event-catalog`: producers are those of the types listed. */
