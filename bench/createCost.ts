@@ -12,7 +12,7 @@
  * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
  */
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
@@ -26,6 +26,7 @@ const option = (name: string) =>
 const creates = Number(option("creates") ?? "1000")
 const hubDown = process.argv.includes("--hub-down")
 const profileDir = option("profile")
+if (profileDir !== undefined) mkdirSync(resolve(profileDir), { recursive: true })
 const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-15-main.log"
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")

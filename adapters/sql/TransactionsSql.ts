@@ -90,7 +90,8 @@ export interface Guard {
  */
 interface OneStatement {
   readonly guards: Array<Guard>
-  readonly afterCommit: Array<Effect.Effect<void>>
+  /** Each with the services of its registration (the unit's level among them, taken out when it runs). */
+  readonly afterCommit: Array<{ readonly effect: Effect.Effect<void>; readonly context: Context.Context<never> }>
   spoiled: boolean
 }
 
@@ -385,8 +386,21 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         return Effect.tap(Effect.scoped(run), (outcome) =>
           outcome === undefined
             ? Effect.void
-            : Effect.forEach(unit.afterCommit, (after) => Effect.ignoreCause(after, { log: "Unhandled" }), {
-                discard: true
+            : Effect.suspend(() => {
+                // The services without the unit's level, made once per set of services: usually one per unit.
+                let registered: Context.Context<never> | undefined
+                let outside: Context.Context<never> = Context.empty()
+                return Effect.forEach(
+                  unit.afterCommit,
+                  ({ effect, context }) => {
+                    if (context !== registered) {
+                      registered = context
+                      outside = Context.omit(sql.transactionService)(context) as Context.Context<never>
+                    }
+                    return Effect.ignoreCause(Effect.provideContext(effect, outside), { log: "Unhandled" })
+                  },
+                  { discard: true }
+                )
               })
         )
       })
@@ -560,12 +574,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           const unit = oneStatementOf(sql, fiber.context)
           if (unit === undefined) return sql.afterCommit(effect)
           // Runs once the unit's statement has committed, with the services of now, without the unit's level.
-          unit.afterCommit.push(
-            Effect.provideContext(
-              effect,
-              Context.omit(sql.transactionService)(fiber.context) as Context.Context<never>
-            ) as Effect.Effect<void>
-          )
+          unit.afterCommit.push({ effect: effect as Effect.Effect<void>, context: fiber.context })
           return Effect.void
         })
     })

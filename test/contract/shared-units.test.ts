@@ -1,11 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { Database } from "../../adapters/sql/Database.ts"
 import { gatheredInShared, onceInShared, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { freshTable } from "../support/HeldTable.ts"
+
+/** A service an after-commit effect reads: which it sees tells the services it runs with. */
+class Label extends Context.Service<Label, string>()("test/shared-units/Label") {}
 
 class Undo {
   readonly _tag = "Undo"
@@ -317,14 +320,26 @@ for (const backend of sqlBackends) {
         Effect.gen(function* () {
           const { afterCommit } = yield* Transactions
           const table = yield* freshTable
-          const seen: Array<ReadonlyArray<string>> = []
+          const seen: Array<string> = []
+          const look = afterCommit(
+            Effect.orDie(
+              Effect.gen(function* () {
+                const label = yield* Label
+                seen.push(`${label}:${yield* table.ids}`)
+              })
+            )
+          )
           yield* alone(
             Effect.andThen(
               table.insertHeld("a"),
-              afterCommit(Effect.orDie(Effect.map(table.ids, (ids) => void seen.push(ids))))
-            )
+              Effect.andThen(
+                Effect.provideService(look, Label, "outer"),
+                Effect.andThen(Effect.provideService(look, Label, "inner"), look)
+              )
+            ).pipe(Effect.provideService(Label, "unit"))
           )
-          assert.deepStrictEqual(seen, [["a"]])
+          // In order, each with the services it was registered with, reading the committed row.
+          assert.deepStrictEqual(seen, ["outer:a", "inner:a", "unit:a"])
         })
       )
     }))
