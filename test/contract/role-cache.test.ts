@@ -7,7 +7,7 @@ import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { RoleStoreWithCacheSql } from "../../adapters/sql/decisions/RoleStoreWithCacheSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { RoleStore } from "../../core/decisions/RoleStore.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { type SqlBackend, sqlBackends } from "../support/Databases.ts"
 import { acknowledgement, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
 import { decisionsSqlOn } from "./decisions-sql-layers.ts"
 import { RoleStoreContract } from "./RoleStore.contract.ts"
@@ -30,7 +30,21 @@ const instance = (database: Context.Context<DatabaseServices>) =>
     sql: Context.get(database, SqlClient.SqlClient)
   }))
 
+/** Two instances over one fresh migrated database. */
+const twoInstances = (backend: SqlBackend) =>
+  Effect.gen(function* () {
+    const { first, second } = yield* twoWaysIn(backend, migrationsLayer("decisions", decisionsMigrations))
+    return { a: yield* instance(first), b: yield* instance(second) }
+  })
+
 const org = "org_cache"
+const finance = {
+  id: "r1",
+  organizationId: org,
+  slug: "finance",
+  name: "Finance",
+  createdAt: "2030-01-01T10:00:00.000Z"
+}
 const id = `${org}\nfinance`
 const notice = { scope: "decisions.roles", id }
 const holder = (memberEmail: string) => ({
@@ -46,19 +60,11 @@ for (const backend of sqlBackends) {
     it.live("a kept role is read once, in a unit too; a change on one instance is what the other reads next", () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const { first, second } = yield* twoWaysIn(backend, migrationsLayer("decisions", decisionsMigrations))
-          const a = yield* instance(first)
-          const b = yield* instance(second)
+          const { a, b } = yield* twoInstances(backend)
 
           // A missing role is never kept: it is found once it is created.
           assert.isUndefined(yield* b.roles.getWithHolders(org, "finance"))
-          yield* a.roles.create({
-            id: "r1",
-            organizationId: org,
-            slug: "finance",
-            name: "Finance",
-            createdAt: "2030-01-01T10:00:00.000Z"
-          })
+          yield* a.roles.create(finance)
           const assigned = yield* acknowledgement(b.notices, backend, notice)
           yield* a.roles.assign(org, "finance", holder("ann@example.com"))
           yield* assigned
@@ -103,16 +109,8 @@ for (const backend of sqlBackends) {
     it.live("a unit that changes a role reads its change, and one that rolls back leaves the kept role as it was", () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const { first, second } = yield* twoWaysIn(backend, migrationsLayer("decisions", decisionsMigrations))
-          const a = yield* instance(first)
-          const b = yield* instance(second)
-          yield* a.roles.create({
-            id: "r1",
-            organizationId: org,
-            slug: "finance",
-            name: "Finance",
-            createdAt: "2030-01-01T10:00:00.000Z"
-          })
+          const { a, b } = yield* twoInstances(backend)
+          yield* a.roles.create(finance)
           const before = yield* b.roles.getWithHolders(org, "finance")
           assert.deepStrictEqual(before?.holders, [])
           const [, none] = yield* statementsOf(b.roles.getWithHolders(org, "finance"))

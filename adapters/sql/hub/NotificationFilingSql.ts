@@ -2,10 +2,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { deliveryId } from "../../../core/hub/Deliveries.ts"
 import { NotificationFiling } from "../../../core/hub/NotificationFiling.ts"
-import type { Notification } from "../../../core/hub/NotificationStore.ts"
-
-const inEventOrder = (a: Notification, b: Notification) =>
-  a.service < b.service ? -1 : a.service > b.service ? 1 : a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0
+import { inEventOrder } from "./NotificationStoreSql.ts"
 
 /**
  * The NotificationFiling port over `hub.notifications`, `hub.deliveries` and `hub.events` in ONE statement,

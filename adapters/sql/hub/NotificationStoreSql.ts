@@ -32,7 +32,8 @@ export const toNotification = (row: typeof NotificationRow.Type): Notification =
   readAt: row.read_at?.toISOString() ?? null
 })
 
-const inEventOrder = (a: Notification, b: Notification) =>
+/** Notifications in key order (service, then event id): every writer files them so, and none deadlocks another. */
+export const inEventOrder = (a: Notification, b: Notification) =>
   a.service < b.service ? -1 : a.service > b.service ? 1 : a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0
 
 /**
