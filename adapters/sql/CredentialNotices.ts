@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Queue, Schedule, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { Database } from "./Database.ts"
+import { afterUnitCommit } from "./TransactionsSql.ts"
 
 /** The one channel every instance listens on for credential changes. */
 export const credentialsChannel = "credentials_changed"
@@ -154,7 +155,9 @@ export const CredentialNoticesSql: Layer.Layer<CredentialNotices, never, SqlClie
         Effect.gen(function* () {
           const notice = { scope, id }
           if (notify) yield* Effect.orDie(sql`SELECT pg_notify(${credentialsChannel}, ${encode(notice)})`)
-          yield* sql.afterCommit(passOn(notice))
+          // After the unit's commit, whatever kind of unit: the SQL client's own would run at once in a unit
+          // run as one statement, and this instance's caches would drop the credential before its change.
+          yield* afterUnitCommit(sql, passOn(notice))
         }),
       heard,
       liveness

@@ -86,7 +86,8 @@ export interface Guard {
  * What only a transaction gives, it cannot do: a statement that writes or locks (anything but a plain `SELECT`),
  * a nested unit, a transaction opened on the SQL client. Any of these spoils the run: its statement refused,
  * the unit runs again in a transaction, having left nothing behind. What must wait for the commit goes through
- * `Transactions.afterCommit`: the SQL client's own `afterCommit` knows no such unit and would run at once.
+ * `Transactions.afterCommit` (or `afterUnitCommit`, for adapters holding only the SQL client): the SQL client's
+ * own `afterCommit` knows no such unit and would run at once.
  */
 interface OneStatement {
   readonly guards: Array<Guard>
@@ -102,6 +103,21 @@ const oneStatementOf = (sql: SqlClient.SqlClient, context: Context.Context<never
   const level = Context.getOrUndefined(context, sql.transactionService)
   return level === undefined ? undefined : oneStatements.get(level)
 }
+
+/**
+ * `effect` once the unit of work it is called in has committed, whatever kind of unit that is: the SQL
+ * client's own `afterCommit` for a transaction (at once outside one), and for a unit run as one statement,
+ * once its statement has committed (the SQL client's would run at once there, before it). What
+ * `Transactions.afterCommit` does, for the adapters that hold the SQL client rather than Transactions.
+ */
+export const afterUnitCommit = <R>(sql: SqlClient.SqlClient, effect: Effect.Effect<void, never, R>) =>
+  Effect.withFiber<void, never, R>((fiber) => {
+    const unit = oneStatementOf(sql, fiber.context)
+    if (unit === undefined) return sql.afterCommit(effect)
+    // Runs once the unit's statement has committed, with the services of now, without the unit's level.
+    unit.afterCommit.push({ effect: effect as Effect.Effect<void>, context: fiber.context })
+    return Effect.void
+  })
 
 /**
  * The guards of the unit this runs in when it runs as one statement, to add one or replace the write of one;
@@ -569,14 +585,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) =>
           open._tag === "Some" ? effect : atomically(effect)
         ),
-      afterCommit: (effect) =>
-        Effect.withFiber((fiber) => {
-          const unit = oneStatementOf(sql, fiber.context)
-          if (unit === undefined) return sql.afterCommit(effect)
-          // Runs once the unit's statement has committed, with the services of now, without the unit's level.
-          unit.afterCommit.push({ effect: effect as Effect.Effect<void>, context: fiber.context })
-          return Effect.void
-        })
+      afterCommit: (effect) => afterUnitCommit(sql, effect)
     })
   })
 )

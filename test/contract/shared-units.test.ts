@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { CredentialNotices, CredentialNoticesSql } from "../../adapters/sql/CredentialNotices.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { gatheredInShared, onceInShared, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
@@ -314,6 +315,25 @@ for (const backend of sqlBackends) {
           yield* alone(table.insertHeld("after"))
           assert.deepStrictEqual(yield* table.ids, ["after"])
         })
+      )
+
+      it.effect("a credential change it announces is heard on this instance only after its commit", () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const notices = Context.get(yield* Layer.build(CredentialNoticesSql), CredentialNotices)
+            const order: Array<string> = []
+            yield* notices.listen("test.shared-units", { changed: () => void order.push("heard"), reset: () => {} })
+            // On the embedded database the notice is passed in process; on a Postgres server its NOTIFY spoils
+            // the one-statement run, and the unit runs again in a transaction.
+            yield* alone(
+              Effect.andThen(
+                notices.announce("test.shared-units", "k"),
+                Effect.sync(() => void order.push("unit ended"))
+              )
+            )
+            assert.deepStrictEqual(order.slice(0, 2), ["unit ended", "heard"])
+          })
+        )
       )
 
       it.effect("runs its after-commit effects once its statement has committed, and only then", () =>
