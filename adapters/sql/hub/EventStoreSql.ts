@@ -45,6 +45,21 @@ const toEvent = (row: typeof Row.Type): StoredEvent => ({
 })
 
 /**
+ * The statement that finishes the events `keys` with `status` at `atIso`. Also a part of the processor's
+ * one-statement filing (NotificationFilingSql.ts).
+ */
+export const finishEvents = (
+  sql: SqlClient.SqlClient,
+  keys: ReadonlyArray<{ readonly service: string; readonly id: string }>,
+  status: "processed" | "failed",
+  atIso: string
+) =>
+  sql`UPDATE hub.events SET status = ${status}, processed_at = ${atIso}::timestamptz, lease_until = NULL
+    WHERE (service, id) IN (
+      SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
+        AS k(service text, id text))`
+
+/**
  * The EventStore port over `hub.events` (0004_events.ts). Insert-if-absent is one `INSERT ... ON CONFLICT
  * DO NOTHING RETURNING`: the primary key (service, id) decides, so concurrent deliveries of one event store
  * it once and exactly one of them learns `new`, after its statement committed. Concurrent inserts share
@@ -144,12 +159,7 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
         sql`UPDATE hub.events SET status = ${status}, processed_at = ${atIso}::timestamptz, lease_until = NULL
           WHERE service = ${service} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       finishAll: (keys, status, atIso) =>
-        keys.length === 0
-          ? Effect.void
-          : sql`UPDATE hub.events SET status = ${status}, processed_at = ${atIso}::timestamptz, lease_until = NULL
-              WHERE (service, id) IN (
-                SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
-                  AS k(service text, id text))`.pipe(Effect.asVoid, Effect.orDie),
+        keys.length === 0 ? Effect.void : finishEvents(sql, keys, status, atIso).pipe(Effect.asVoid, Effect.orDie),
       find: (service, id) =>
         findRow({ service, id }).pipe(
           Effect.map((rows) => (rows[0] === undefined ? undefined : toEvent(rows[0]))),

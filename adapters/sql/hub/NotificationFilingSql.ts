@@ -2,7 +2,8 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { deliveryId } from "../../../core/hub/Deliveries.ts"
 import { NotificationFiling } from "../../../core/hub/NotificationFiling.ts"
-import { inEventOrder } from "./NotificationStoreSql.ts"
+import { finishEvents } from "./EventStoreSql.ts"
+import { fileIfAbsent } from "./NotificationStoreSql.ts"
 
 /**
  * The NotificationFiling port over `hub.notifications`, `hub.deliveries` and `hub.events` in ONE statement,
@@ -18,29 +19,7 @@ export const NotificationFilingSql: Layer.Layer<NotificationFiling, never, SqlCl
     const sql = yield* SqlClient.SqlClient
     return NotificationFiling.of({
       file: (batch) => {
-        if (batch.notifications.length === 0) {
-          return batch.finished.length === 0
-            ? Effect.succeed([])
-            : sql`UPDATE hub.events SET status = 'processed', processed_at = ${batch.atIso}::timestamptz,
-                lease_until = NULL
-                WHERE (service, id) IN (
-                  SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(batch.finished)}::jsonb)
-                    AS k(service text, id text))`.pipe(Effect.as([]), Effect.orDie)
-        }
-        const notifications = [...batch.notifications].sort(inEventOrder).map((n) => ({
-          id: n.id,
-          user_id: n.userId,
-          email: n.email,
-          service: n.service,
-          event_id: n.eventId,
-          type: n.type,
-          title: n.title,
-          body: n.body,
-          url: n.url,
-          category: n.category,
-          created_at: n.createdAt,
-          read_at: n.readAt
-        }))
+        if (batch.notifications.length === 0 && batch.finished.length === 0) return Effect.succeed([])
         // `ord` keeps the order given, so that of the rows sharing an id the first given among those filed now wins.
         const deliveries = batch.deliveries.map((d, ord) => ({
           id: deliveryId(d),
@@ -52,18 +31,8 @@ export const NotificationFilingSql: Layer.Layer<NotificationFiling, never, SqlCl
           created_at: d.createdAt,
           ord
         }))
-        const finished = batch.finished.map(({ service, id }) => ({ service, id }))
         return sql<{ readonly id: string }>`
-          WITH n AS (
-            INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url, category,
-              created_at, read_at)
-            SELECT n.id, n.user_id, n.email, n.service, n.event_id, n.type, n.title, n.body, n.url, n.category,
-              n.created_at, n.read_at
-            FROM jsonb_to_recordset(${JSON.stringify(notifications)}::jsonb) AS n(id text, user_id text, email text,
-              service text, event_id text, type text, title text, body text, url text, category text,
-              created_at timestamptz, read_at timestamptz)
-            ON CONFLICT (service, event_id) DO NOTHING RETURNING id
-          ), d AS (
+          WITH n AS (${fileIfAbsent(sql, batch.notifications)}), d AS (
             INSERT INTO hub.deliveries (id, notification_id, user_id, channel, target, status, next_attempt_at,
               created_at)
             SELECT DISTINCT ON (d.id) d.id, d.notification_id, d.user_id, d.channel, d.target, 'pending',
@@ -73,12 +42,7 @@ export const NotificationFilingSql: Layer.Layer<NotificationFiling, never, SqlCl
             WHERE d.notification_id IN (SELECT id FROM n)
             ORDER BY d.id, d.ord
             ON CONFLICT (id) DO NOTHING
-          ), e AS (
-            UPDATE hub.events SET status = 'processed', processed_at = ${batch.atIso}::timestamptz, lease_until = NULL
-            WHERE (service, id) IN (
-              SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(finished)}::jsonb)
-                AS k(service text, id text))
-          )
+          ), e AS (${finishEvents(sql, batch.finished, "processed", batch.atIso)})
           SELECT id FROM n`.pipe(
           Effect.map((rows) => {
             const filed = new Set(rows.map((row) => row.id))

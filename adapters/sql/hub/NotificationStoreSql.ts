@@ -33,8 +33,39 @@ export const toNotification = (row: typeof NotificationRow.Type): Notification =
 })
 
 /** Notifications in key order (service, then event id): every writer files them so, and none deadlocks another. */
-export const inEventOrder = (a: Notification, b: Notification) =>
+const inEventOrder = (a: Notification, b: Notification) =>
   a.service < b.service ? -1 : a.service > b.service ? 1 : a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0
+
+/**
+ * The statement that files `list` where its event has no notification yet, answering the ids of
+ * those filed now. In (service, event id) order, so that two processors filing the same events never
+ * deadlock. Also a part of the processor's one-statement filing (NotificationFilingSql.ts).
+ */
+export const fileIfAbsent = (sql: SqlClient.SqlClient, list: ReadonlyArray<Notification>) => {
+  const rows = [...list].sort(inEventOrder).map((n) => ({
+    id: n.id,
+    user_id: n.userId,
+    email: n.email,
+    service: n.service,
+    event_id: n.eventId,
+    type: n.type,
+    title: n.title,
+    body: n.body,
+    url: n.url,
+    category: n.category,
+    created_at: n.createdAt,
+    read_at: n.readAt
+  }))
+  return sql<{ readonly id: string }>`
+    INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url,
+      category, created_at, read_at)
+    SELECT n.id, n.user_id, n.email, n.service, n.event_id, n.type, n.title, n.body, n.url, n.category,
+      n.created_at, n.read_at
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(id text, user_id text, email text,
+      service text, event_id text, type text, title text, body text, url text, category text,
+      created_at timestamptz, read_at timestamptz)
+    ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
+}
 
 /**
  * The NotificationStore port over `hub.notifications` (0005_notifications.ts, 0008_deliveries.ts). Filing is
@@ -100,30 +131,7 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
         list.length === 0
           ? Effect.succeed([])
           : Effect.gen(function* () {
-              // In (service, event id) order, so that two processors filing the same events never deadlock.
-              const rows = [...list].sort(inEventOrder).map((n) => ({
-                id: n.id,
-                user_id: n.userId,
-                email: n.email,
-                service: n.service,
-                event_id: n.eventId,
-                type: n.type,
-                title: n.title,
-                body: n.body,
-                url: n.url,
-                category: n.category,
-                created_at: n.createdAt,
-                read_at: n.readAt
-              }))
-              const inserted = yield* sql<{ readonly id: string }>`
-                INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url,
-                  category, created_at, read_at)
-                SELECT n.id, n.user_id, n.email, n.service, n.event_id, n.type, n.title, n.body, n.url, n.category,
-                  n.created_at, n.read_at
-                FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(id text, user_id text, email text,
-                  service text, event_id text, type text, title text, body text, url text, category text,
-                  created_at timestamptz, read_at timestamptz)
-                ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
+              const inserted = yield* fileIfAbsent(sql, list)
               const filed = new Set(inserted.map((row) => row.id))
               return list.filter((n) => filed.has(n.id))
             }).pipe(Effect.orDie),
