@@ -1,0 +1,67 @@
+/**
+ * The raw baseline's decision create (bench/BaselineServer.ts: read the JSON body, one INSERT, answer 201 with
+ * the decision), written on the stack the bundled server stands on: Effect's HTTP router on its Node server and
+ * Effect's Postgres client, and nothing else (no authentication, no idempotency, no log line, no outbox). What
+ * it costs per request is the least a create served by that stack can cost; bench/floor.ts sets it beside the
+ * raw baseline. Run as a child process; configured by environment variables:
+ *
+ * - FLOOR_PORT: where to listen (loopback).
+ * - FLOOR_DATABASE_URL: a Postgres server; its table goes in schema `floor`.
+ * - FLOOR_ANSWER_ONLY=1: answer the body's decision without the INSERT (the HTTP stack alone).
+ */
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { createServer } from "node:http"
+import { ulid } from "ulid"
+
+const port = Number(process.env["FLOOR_PORT"] ?? "0")
+const url = process.env["FLOOR_DATABASE_URL"]
+if (url === undefined) throw new Error("FLOOR_DATABASE_URL is needed")
+const answerOnly = process.env["FLOOR_ANSWER_ONLY"] === "1"
+
+const Routes = HttpRouter.use(
+  Effect.fnUntraced(function* (router) {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE SCHEMA IF NOT EXISTS floor`
+    yield* sql`CREATE TABLE IF NOT EXISTS floor.decisions (
+      id text COLLATE "C" PRIMARY KEY,
+      organization_id text NOT NULL,
+      role_slug text NOT NULL,
+      status text NOT NULL,
+      created_at timestamptz NOT NULL,
+      doc jsonb NOT NULL
+    )`
+    yield* router.add("GET", "/ready", Effect.succeed(HttpServerResponse.jsonUnsafe({ data: { status: "ready" } })))
+    yield* router.add(
+      "POST",
+      "/decisions",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const input = JSON.parse(yield* Effect.orDie(request.text)) as { readonly roleSlug: string }
+        const decision = { ...input, id: ulid(), organizationId: "org", status: "pending" }
+        if (!answerOnly) {
+          yield* Effect.orDie(
+            sql`INSERT INTO floor.decisions (id, organization_id, role_slug, status, created_at, doc)
+              VALUES (${decision.id}, ${decision.organizationId}, ${input.roleSlug}, 'pending',
+                ${new Date().toISOString()}::timestamptz, ${JSON.stringify(decision)}::jsonb)`
+          )
+        }
+        return HttpServerResponse.jsonUnsafe({ data: { decision } }, { status: 201 })
+      })
+    )
+  })
+)
+
+const Database = PgClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+
+NodeRuntime.runMain(
+  Layer.launch(
+    HttpRouter.serve(Routes, { disableLogger: true }).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+      Layer.provide(Database)
+    )
+  )
+)
