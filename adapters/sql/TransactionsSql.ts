@@ -369,7 +369,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      * or `undefined` when nothing of it did and it must run again in a transaction.
      */
     const asOneStatement = <A, E, R>(effect: Effect.Effect<A, E, R>, lock: string) =>
-      Effect.withFiber<Exit.Exit<A, E> | undefined, never, R>((fiber) => {
+      Effect.suspend<Exit.Exit<A, E> | undefined, never, R>(() => {
         const unit: OneStatement = { guards: [], afterCommit: [], spoiled: false }
         const run = Effect.gen(function* () {
           const connection = yield* Effect.orDie(sql.reserve)
@@ -378,9 +378,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           held.set(level, own)
           oneStatements.set(level, unit)
           const nested = refuseNested(Semaphore.makeUnsafe(1), () => void (unit.spoiled = true))
-          const services = new Map(fiber.context.mapUnsafe)
-          services.set(sql.transactionService.key, level)
-          services.set(lock, nested)
+          // Added to the fiber's own services: the unit's level, and the lock its nested units would take.
+          const services = new Map<string, unknown>([
+            [sql.transactionService.key, level],
+            [lock, nested]
+          ])
           const exit = yield* Effect.exit(Effect.provideContext(effect, Context.makeUnsafe<R>(services)))
           own.open = false
           const parts = unit.guards.length + own.writes.length
@@ -564,7 +566,8 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               // Its slot is given back however it ends (a defect included): the next units are not kept waiting.
               return yield* Effect.ensuring(alone, Deferred.succeed(member.finished, true))
             }
-            const exit = yield* Effect.exit(Effect.provideContext(effect, Context.merge(fiber.context, services)))
+            // Added to the fiber's own services (providing merges them in): the group's transaction.
+            const exit = yield* Effect.exit(Effect.provideContext(effect, services as Context.Context<R>))
             Deferred.doneUnsafe(member.finished, Exit.succeed(Exit.isSuccess(exit)))
             if ((yield* Deferred.await(member.committed)) && Exit.isSuccess(exit)) return exit.value
             // The group was undone: this unit's run left nothing behind, so it runs again, alone.
