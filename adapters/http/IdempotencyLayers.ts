@@ -12,7 +12,12 @@ import { IdempotencyStore, type KeptResponse } from "../../core/idempotency/Idem
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { envelopeRenderer, type ErrorRenderer } from "./ErrorEnvelopeMiddleware.ts"
 import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
-import { IdempotencyOptional, IdempotencyRequired, IdempotencyScope } from "./IdempotencyMiddleware.ts"
+import {
+  IdempotencyCreate,
+  IdempotencyOptional,
+  IdempotencyRequired,
+  IdempotencyScope
+} from "./IdempotencyMiddleware.ts"
 
 const decoder = new TextDecoder()
 
@@ -46,7 +51,19 @@ export interface IdempotencyLayersOptions extends RunIdempotentOptions {
   readonly dialect: CodeDialect
   /** How the service renders its error bodies (the envelope unless it has its own shape). */
   readonly render?: ErrorRenderer | undefined
+  /**
+   * The routes marked `IdempotencyCreate` may share their transactions (`Transactions.shared`): only where
+   * everything they write is in the service's own database, so that a group undone and run again repeats
+   * nothing outside it. Otherwise they are `IdempotencyOptional` routes.
+   */
+  readonly sharedCreates?: boolean | undefined
 }
+
+/** What a route's middleware asks of the key, and whether its unit may share its transaction. */
+type Mode = "required" | "optional" | "create"
+
+/** Busy keys of the shared units without an `Idempotency-Key`: one of their own each (never `scope\nkey`). */
+let unkeyed = 0
 
 /**
  * Every mutation is one unit of work (core/kernel/Transactions.ts). With `Idempotency-Key` it runs once
@@ -56,13 +73,17 @@ export interface IdempotencyLayersOptions extends RunIdempotentOptions {
  * path (with query) and the raw body.
  */
 const guard = (
-  required: boolean,
+  mode: Mode,
   options: IdempotencyLayersOptions,
   store: IdempotencyStore["Service"],
   transactions: Transactions["Service"]
 ) => {
+  const required = mode === "required"
   // A mutation that requires a key is a create (a decision, a template's raise): it may share its transaction.
-  const runOptions: RunIdempotentOptions = required ? { ...options, shared: true } : options
+  const shared = required || (mode === "create" && options.sharedCreates === true)
+  const runOptions: RunIdempotentOptions = shared ? { ...options, shared: true } : options
+  const unit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    shared ? transactions.shared(`unkeyed:${++unkeyed}`, effect) : transactions.atomically(effect)
   return <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -70,7 +91,7 @@ const guard = (
       const validation = validationCode(options.dialect)
       const header = request.headers["idempotency-key"]
       if (header === undefined) {
-        if (!required) return yield* transactions.atomically(httpEffect)
+        if (!required) return yield* unit(httpEffect)
         return render(request, {
           code: validation,
           message: "This request needs an Idempotency-Key header.",
@@ -120,14 +141,15 @@ const guard = (
     })
 }
 
-/** The two idempotency middlewares of a service; they need its IdempotencyStore and Transactions. */
+/** The idempotency middlewares of a service; they need its IdempotencyStore and Transactions. */
 export const IdempotencyLayers = (options: IdempotencyLayersOptions) => {
-  const make = (required: boolean) =>
+  const make = (mode: Mode) =>
     Effect.gen(function* () {
-      return guard(required, options, yield* IdempotencyStore, yield* Transactions)
+      return guard(mode, options, yield* IdempotencyStore, yield* Transactions)
     })
-  return Layer.merge(
-    Layer.effect(IdempotencyRequired, Effect.map(make(true), IdempotencyRequired.of)),
-    Layer.effect(IdempotencyOptional, Effect.map(make(false), IdempotencyOptional.of))
+  return Layer.mergeAll(
+    Layer.effect(IdempotencyRequired, Effect.map(make("required"), IdempotencyRequired.of)),
+    Layer.effect(IdempotencyOptional, Effect.map(make("optional"), IdempotencyOptional.of)),
+    Layer.effect(IdempotencyCreate, Effect.map(make("create"), IdempotencyCreate.of))
   )
 }

@@ -20,4 +20,13 @@ export class IdempotencyOptional extends HttpApiMiddleware.Service<
   { requires: IdempotencyScope }
 >()("adapters/http/IdempotencyOptional") {}
 
+/**
+ * A mutation that only creates new rows and honours `Idempotency-Key` when it is sent: where its service allows
+ * it (`IdempotencyLayersOptions.sharedCreates`), its unit may share its transaction with others of the same
+ * moment (`Transactions.shared`), with or without a key.
+ */
+export class IdempotencyCreate extends HttpApiMiddleware.Service<IdempotencyCreate, { requires: IdempotencyScope }>()(
+  "adapters/http/IdempotencyCreate"
+) {}
+
 export const IdempotencyHeaders = keyHeader

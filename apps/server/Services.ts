@@ -194,7 +194,9 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
         IdempotencyLayers({
           dialect: "hub",
           secretsKey: reveal(settings.tasksSecretsKey),
-          render: tasksIdempotencyRender
+          render: tasksIdempotencyRender,
+          // A task's create writes only its record, in the service's own database (RecordStoreSql, or memory).
+          sharedCreates: true
         })
       )
     ),

@@ -101,6 +101,12 @@ export class RecordStore extends Context.Service<
   RecordStore,
   {
     readonly create: (table: Table, fields: Fields) => Effect.Effect<StoredRecord, UpstreamError>
+    /**
+     * As `create`, for a record nothing later in the unit of work reads back or changes (a new task the request
+     * only answers): a store in the service's own database may send it with the unit's end, with the unit's
+     * other writes (core/kernel/Transactions.ts). The answer is the record as it is stored.
+     */
+    readonly createUnread: (table: Table, fields: Fields) => Effect.Effect<StoredRecord, UpstreamError>
     readonly get: (table: Table, id: string) => Effect.Effect<StoredRecord | undefined, UpstreamError>
     /** Answers the record after the update, or undefined when there is none with this id. */
     readonly update: (

@@ -149,7 +149,8 @@ const make = (settings: TasksSettings) =>
         const assignee = v.assignedTo === undefined ? user : yield* resolvePerson("assignedTo", v.assignedTo)
         const requester = v.requestedBy === undefined ? user : yield* resolvePerson("requestedBy", v.requestedBy)
         const project = v.project === undefined ? undefined : yield* requireRecord("projects", "project", v.project)
-        const record = yield* store.create(
+        // The new task is only answered: its row may go with the unit's end.
+        const record = yield* store.createUnread(
           "tasks",
           newTaskFields({
             title: v.title,

@@ -98,6 +98,23 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
           })
       )
 
+      it.effect("createUnread answers the record as it is stored, as create does", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const fields: Fields = {
+            run: freshRun(),
+            title: `Zoë's "quoted" ✓ task`,
+            project: ["recP1"],
+            hoursEstimated: 2.5,
+            proposedChangesObj: { action: "change_status", nested: { list: [1, null] } }
+          }
+          const task = yield* records.createUnread("tasks", fields)
+          assert.match(task.id, /^rec[A-Za-z0-9]{14}$/)
+          assert.deepStrictEqual(task.fields, fields)
+          assert.deepStrictEqual(yield* records.get("tasks", task.id), task)
+        })
+      )
+
       it.effect("get answers undefined for an unknown id and for an id of another table", () =>
         Effect.gen(function* () {
           const records = yield* RecordStore

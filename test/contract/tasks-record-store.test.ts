@@ -47,6 +47,66 @@ for (const backend of sqlBackends) {
         })
       )
 
+      it.effect("a record created unread goes with its unit: kept when it commits, gone when it is undone", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const { atomically } = yield* Transactions
+          const kept = yield* atomically(
+            Effect.gen(function* () {
+              const record = yield* records.createUnread("tasks", { title: "Kept" })
+              // Held until the unit's end: the unit itself does not see its row (it is not to read it back).
+              assert.isUndefined(yield* records.get("tasks", record.id))
+              return record
+            })
+          )
+          assert.deepStrictEqual(yield* records.get("tasks", kept.id), kept)
+          let undoneId = ""
+          const exit = yield* Effect.exit(
+            atomically(
+              Effect.gen(function* () {
+                undoneId = (yield* records.createUnread("tasks", { title: "Undone" })).id
+                return yield* Effect.fail(new Undone())
+              })
+            )
+          )
+          assert.isTrue(Exit.isFailure(exit))
+          assert.isUndefined(yield* records.get("tasks", undoneId))
+        })
+      )
+
+      it.effect("creates shared by units of the same moment are each kept once, also when the group is undone", () =>
+        Effect.gen(function* () {
+          const records = yield* RecordStore
+          const { shared } = yield* Transactions
+          const run = `run-${crypto.randomUUID()}`
+          const outcomes = yield* Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            (i) =>
+              Effect.exit(
+                shared(
+                  `create-${run}-${i}`,
+                  Effect.gen(function* () {
+                    const record = yield* records.createUnread("tasks", { run, n: i })
+                    // One of them fails after its create: its group is undone and the others run again alone.
+                    if (i === 5) return yield* Effect.fail(new Undone())
+                    return record
+                  })
+                )
+              ),
+            { concurrency: "unbounded" }
+          )
+          const stored = yield* records.select("tasks", Q.eq("run", run))
+          const created = outcomes.flatMap((exit) => (Exit.isSuccess(exit) ? [exit.value] : []))
+          assert.strictEqual(created.length, 11)
+          assert.isTrue(Exit.isFailure(outcomes[5]!))
+          assert.sameMembers(
+            stored.map((record) => record.id),
+            created.map((record) => record.id)
+          )
+          for (const record of created) assert.deepStrictEqual(yield* records.get("tasks", record.id), record)
+        })
+      )
+
       it.effect("an undone unit undoes the accept and the task it created", () =>
         Effect.gen(function* () {
           const records = yield* RecordStore

@@ -1,12 +1,13 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import * as Query from "../../core/tasks/Query.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
-import { tasksMemoryData, tasksServer, tasksSqlData, TasksServer } from "../support/TasksStack.ts"
+import { tasksMemoryData, tasksServer, tasksSqlData, TasksServer, type TasksData } from "../support/TasksStack.ts"
 
 const backends = [
   { name: "memory", data: tasksMemoryData },
@@ -47,6 +48,76 @@ for (const backend of backends) {
           const bad = yield* create("with space", { title })
           assert.strictEqual(bad.status, 400)
           assert.property(bad.json, "error")
+        })
+      )
+    }))
+}
+
+/** The data's units of work, counting the units that ask to share their transaction. */
+const countingShared = (data: TasksData) => {
+  const counted = { shared: 0 }
+  const spy = Layer.effect(
+    Transactions,
+    Effect.map(Transactions, (transactions) =>
+      Transactions.of({
+        ...transactions,
+        shared: (key, effect) => {
+          counted.shared++
+          return transactions.shared(key, effect)
+        }
+      })
+    )
+  )
+  return { counted, data: spy.pipe(Layer.provideMerge(data)) as TasksData }
+}
+
+for (const backend of backends) {
+  const { counted, data } = countingShared(backend.data)
+  describe(`task creates share their units of work (${backend.name})`, () =>
+    layer(tasksServer(data), { excludeTestServices: true, timeout: 60_000 })((it) => {
+      it.effect("creates of one moment, with and without keys, a bad one among them: each good one made once", () =>
+        Effect.gen(function* () {
+          const { baseUrl } = yield* TasksServer
+          const access = yield* TaskAccess
+          const records = yield* RecordStore
+          const email = `grace.${randomUUID().slice(0, 8)}@example.com`
+          const person = yield* records.create("collaborators", { email, name: "Grace" })
+          const { key } = yield* access.createApiKey({ id: person.id, email, name: "Grace" }, "tests")
+          const run = randomUUID()
+          const send = (method: string, path: string, body: unknown, idempotencyKey?: string) =>
+            request(`${baseUrl}${path}`, {
+              method,
+              headers: {
+                "content-type": "application/json",
+                "x-api-key": key,
+                ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+              },
+              body: JSON.stringify(body)
+            })
+          const before = counted.shared
+          const bodies = Array.from({ length: 8 }, (_, i) => ({ title: `${run} ${i}` }))
+          const creates: ReadonlyArray<{ readonly body: unknown; readonly key: string | undefined }> = [
+            ...bodies.map((body, i) => ({ body, key: i % 2 === 0 ? undefined : `k-${run}-${i}` })),
+            // No title: refused, inside its unit, beside the others.
+            { body: {}, key: undefined }
+          ]
+          const answers = yield* Effect.forEach(
+            creates,
+            (create) => send("POST", "/api/tasks", create.body, create.key),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(counted.shared - before, 9)
+          for (const answer of answers.slice(0, 8)) assert.strictEqual(answer.status, 201, answer.text)
+          assert.strictEqual(answers[8]!.status, 400, answers[8]!.text)
+          for (const body of bodies) {
+            const made = yield* records.select("tasks", Query.eq("title", body.title))
+            assert.strictEqual(made.length, 1, body.title)
+          }
+          // A change of an existing task is a unit of its own.
+          const id = (answers[0]!.json as { readonly task: { readonly id: string } }).task.id
+          const changed = yield* send("PATCH", `/api/tasks/${id}`, { title: `${run} changed` })
+          assert.strictEqual(changed.status, 200, changed.text)
+          assert.strictEqual(counted.shared - before, 9)
         })
       )
     }))

@@ -26,6 +26,7 @@ const failure = () =>
   })
 const FailingRecordStore = Layer.succeed(RecordStore)({
   create: () => Effect.fail(failure()),
+  createUnread: () => Effect.fail(failure()),
   get: () => Effect.fail(failure()),
   update: () => Effect.fail(failure()),
   updateIf: () => Effect.fail(failure()),

@@ -5,7 +5,7 @@ import { reportAllIssues } from "../ParseOptions.ts"
 import { TasksUniformGroup } from "../uniform/UniformApi.ts"
 import { TasksApiAuth, TasksSessionAuth } from "./Auth.ts"
 import * as S from "./Schemas.ts"
-import { IdempotencyOptional } from "../IdempotencyMiddleware.ts"
+import { IdempotencyCreate, IdempotencyOptional } from "../IdempotencyMiddleware.ts"
 
 const E = S.TasksErrors
 const id = { id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)) }
@@ -89,7 +89,7 @@ export class TasksGroup extends HttpApiGroup.make("tasks")
       payload: S.CreateTaskBody,
       success: S.TaskCreated,
       error: writes
-    }).middleware(IdempotencyOptional),
+    }).middleware(IdempotencyCreate),
     HttpApiEndpoint.post("bulk", "/api/tasks/bulk", {
       headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
       payload: S.BulkBody,

@@ -42,6 +42,7 @@ export const RecordStoreMemory = Layer.sync(RecordStore, () => {
   }
   return RecordStore.of({
     create: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
+    createUnread: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
     get: (name, id) =>
       Effect.sync(() => {
         const record = table(name).get(id)

@@ -2,6 +2,7 @@ import { Clock, Data, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { UpstreamError } from "../../../core/kernel/Errors.ts"
+import { writeBehind } from "../TransactionsSql.ts"
 import type { Query } from "../../../core/tasks/Query.ts"
 import {
   formatRecordId,
@@ -138,6 +139,22 @@ export const RecordStoreSql: Layer.Layer<RecordStore, never, SqlClient.SqlClient
       return toRecord(yield* insertRow({ table, id, createdAt, fields: JSON.stringify(fields) }))
     })
 
+    /**
+     * A record the unit does not read back: its row goes with the unit's last statement (`writeBehind`), or at
+     * once outside a unit. Its answer is the row as it reads back: the time as stored, the fields as JSON.
+     */
+    const createUnread = Effect.fnUntraced(function* (table: Table, fields: Fields) {
+      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const id = formatRecordId(table, randomBytes(14))
+      const json = JSON.stringify(fields)
+      yield* writeBehind(
+        sql,
+        sql`INSERT INTO tasks.records (table_name, id, created_at, fields)
+          VALUES (${table}, ${id}, ${createdAt}::timestamptz, ${json}::jsonb)`
+      )
+      return { id, createdAt, fields: JSON.parse(json) as Fields } satisfies StoredRecord
+    })
+
     /** SQL and decode failures are UpstreamErrors; a conflict stays what it is. */
     const orUpstream = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.mapError(effect, (e) => (e instanceof RecordConflict ? e : upstream(e)))
@@ -146,6 +163,8 @@ export const RecordStoreSql: Layer.Layer<RecordStore, never, SqlClient.SqlClient
       create: Effect.fn("RecordStoreSql.create")(function* (table, fields) {
         return yield* create(table, fields)
       }, Effect.mapError(upstream)),
+      // On every task create: untraced (its row goes with the unit's statement).
+      createUnread: (table, fields) => Effect.mapError(createUnread(table, fields), upstream),
       get: Effect.fn("RecordStoreSql.get")(function* (table, id) {
         const row = yield* getRow({ table, id })
         return row._tag === "Some" ? toRecord(row.value) : undefined
