@@ -195,7 +195,8 @@ const make = (publicUrl: string) =>
         // The task owner resolves a proposal about their task; otherwise its author.
         const owner = task?.assignedTo ?? task?.requestedBy ?? user.id
         const link = (id: string | undefined) => (id === undefined ? [] : [id])
-        const record = yield* store.create("proposals", {
+        // The new proposal is only answered: its row may go with the unit's end.
+        const record = yield* store.createUnread("proposals", {
           name:
             body.name?.trim() || `${change.action.replace(/_/g, " ")}${task === undefined ? "" : `: ${task.title}`}`,
           type: body.type,

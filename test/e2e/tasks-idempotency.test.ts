@@ -75,50 +75,76 @@ for (const backend of backends) {
   const { counted, data } = countingShared(backend.data)
   describe(`task creates share their units of work (${backend.name})`, () =>
     layer(tasksServer(data), { excludeTestServices: true, timeout: 60_000 })((it) => {
-      it.effect("creates of one moment, with and without keys, a bad one among them: each good one made once", () =>
-        Effect.gen(function* () {
-          const { baseUrl } = yield* TasksServer
-          const access = yield* TaskAccess
-          const records = yield* RecordStore
-          const email = `grace.${randomUUID().slice(0, 8)}@example.com`
-          const person = yield* records.create("collaborators", { email, name: "Grace" })
-          const { key } = yield* access.createApiKey({ id: person.id, email, name: "Grace" }, "tests")
-          const run = randomUUID()
-          const send = (method: string, path: string, body: unknown, idempotencyKey?: string) =>
-            request(`${baseUrl}${path}`, {
-              method,
-              headers: {
-                "content-type": "application/json",
-                "x-api-key": key,
-                ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
-              },
-              body: JSON.stringify(body)
-            })
-          const before = counted.shared
-          const bodies = Array.from({ length: 8 }, (_, i) => ({ title: `${run} ${i}` }))
-          const creates: ReadonlyArray<{ readonly body: unknown; readonly key: string | undefined }> = [
-            ...bodies.map((body, i) => ({ body, key: i % 2 === 0 ? undefined : `k-${run}-${i}` })),
-            // No title: refused, inside its unit, beside the others.
-            { body: {}, key: undefined }
-          ]
-          const answers = yield* Effect.forEach(
-            creates,
-            (create) => send("POST", "/api/tasks", create.body, create.key),
-            { concurrency: "unbounded" }
-          )
-          assert.strictEqual(counted.shared - before, 9)
-          for (const answer of answers.slice(0, 8)) assert.strictEqual(answer.status, 201, answer.text)
-          assert.strictEqual(answers[8]!.status, 400, answers[8]!.text)
-          for (const body of bodies) {
-            const made = yield* records.select("tasks", Query.eq("title", body.title))
-            assert.strictEqual(made.length, 1, body.title)
-          }
-          // A change of an existing task is a unit of its own.
-          const id = (answers[0]!.json as { readonly task: { readonly id: string } }).task.id
-          const changed = yield* send("PATCH", `/api/tasks/${id}`, { title: `${run} changed` })
-          assert.strictEqual(changed.status, 200, changed.text)
-          assert.strictEqual(counted.shared - before, 9)
-        })
+      it.effect(
+        "task and proposal creates of one moment, with and without keys, a bad one among them: each made once",
+        () =>
+          Effect.gen(function* () {
+            const { baseUrl } = yield* TasksServer
+            const access = yield* TaskAccess
+            const records = yield* RecordStore
+            const email = `grace.${randomUUID().slice(0, 8)}@example.com`
+            const person = yield* records.create("collaborators", { email, name: "Grace" })
+            const { key } = yield* access.createApiKey({ id: person.id, email, name: "Grace" }, "tests")
+            const run = randomUUID()
+            const send = (method: string, path: string, body: unknown, idempotencyKey?: string) =>
+              request(`${baseUrl}${path}`, {
+                method,
+                headers: {
+                  "content-type": "application/json",
+                  "x-api-key": key,
+                  ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+                },
+                body: JSON.stringify(body)
+              })
+            const project = yield* records.create("projects", { name: `${run} project` })
+            const before = counted.shared
+            const bodies = Array.from({ length: 8 }, (_, i) => ({ title: `${run} ${i}` }))
+            const creates: ReadonlyArray<{
+              readonly path: string
+              readonly body: unknown
+              readonly key: string | undefined
+            }> = [
+              ...bodies.map((body, i) => ({
+                path: "/api/tasks",
+                body,
+                key: i % 2 === 0 ? undefined : `k-${run}-${i}`
+              })),
+              // No title: refused, inside its unit, beside the others.
+              { path: "/api/tasks", body: {}, key: undefined },
+              ...[0, 1].map((i) => ({
+                path: "/api/proposals",
+                body: {
+                  name: `${run} proposal ${i}`,
+                  type: "New task",
+                  projectId: project.id,
+                  proposedChangesObj: { action: "create_task", title: `${run} p${i}` }
+                },
+                key: i === 0 ? undefined : `p-${run}`
+              }))
+            ]
+            const answers = yield* Effect.forEach(
+              creates,
+              (create) => send("POST", create.path, create.body, create.key),
+              { concurrency: "unbounded" }
+            )
+            assert.strictEqual(counted.shared - before, 11)
+            for (const answer of answers.slice(0, 8)) assert.strictEqual(answer.status, 201, answer.text)
+            assert.strictEqual(answers[8]!.status, 400, answers[8]!.text)
+            for (const answer of answers.slice(9)) assert.strictEqual(answer.status, 201, answer.text)
+            for (const body of bodies) {
+              const made = yield* records.select("tasks", Query.eq("title", body.title))
+              assert.strictEqual(made.length, 1, body.title)
+            }
+            for (const i of [0, 1]) {
+              const made = yield* records.select("proposals", Query.eq("name", `${run} proposal ${i}`))
+              assert.strictEqual(made.length, 1)
+            }
+            // A change of an existing task is a unit of its own.
+            const id = (answers[0]!.json as { readonly task: { readonly id: string } }).task.id
+            const changed = yield* send("PATCH", `/api/tasks/${id}`, { title: `${run} changed` })
+            assert.strictEqual(changed.status, 200, changed.text)
+            assert.strictEqual(counted.shared - before, 11)
+          })
       )
     }))
 }

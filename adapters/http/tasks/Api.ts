@@ -159,7 +159,7 @@ export class ProposalsGroup extends HttpApiGroup.make("proposals")
       payload: S.ProposalBody,
       success: S.ProposalCreated,
       error: writes
-    }).middleware(IdempotencyOptional),
+    }).middleware(IdempotencyCreate),
     HttpApiEndpoint.post("accept", "/api/proposals/:id/accept", {
       params: id,
       headers: { ...TasksApiKeyHeaders, ...IdempotencyKeyOptional },
