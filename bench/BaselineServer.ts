@@ -16,6 +16,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
 import { ulid } from "ulid"
+import { decisionsTable } from "./BaselineTables.ts"
 
 const env = (name: string) => process.env[name]
 const port = Number(env("BASELINE_PORT") ?? "0")
@@ -56,14 +57,7 @@ const { pool, close } = await openPool()
 
 // The schema name is checked above to be a plain identifier: the only text put into SQL here.
 await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
-await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.decisions (
-  id text COLLATE "C" PRIMARY KEY,
-  organization_id text NOT NULL,
-  role_slug text NOT NULL,
-  status text NOT NULL,
-  created_at timestamptz NOT NULL,
-  doc jsonb NOT NULL
-)`)
+await pool.query(decisionsTable(schema))
 await pool.query(`CREATE INDEX IF NOT EXISTS decisions_newest ON ${schema}.decisions (organization_id, id DESC)`)
 await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.events (
   service text COLLATE "C" NOT NULL,

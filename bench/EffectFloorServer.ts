@@ -16,6 +16,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import { ulid } from "ulid"
+import { decisionsTable } from "./BaselineTables.ts"
 
 const port = Number(process.env["FLOOR_PORT"] ?? "0")
 const url = process.env["FLOOR_DATABASE_URL"]
@@ -26,14 +27,7 @@ const Routes = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE SCHEMA IF NOT EXISTS floor`
-    yield* sql`CREATE TABLE IF NOT EXISTS floor.decisions (
-      id text COLLATE "C" PRIMARY KEY,
-      organization_id text NOT NULL,
-      role_slug text NOT NULL,
-      status text NOT NULL,
-      created_at timestamptz NOT NULL,
-      doc jsonb NOT NULL
-    )`
+    yield* sql.unsafe(decisionsTable("floor"))
     yield* router.add("GET", "/ready", Effect.succeed(HttpServerResponse.jsonUnsafe({ data: { status: "ready" } })))
     yield* router.add(
       "POST",

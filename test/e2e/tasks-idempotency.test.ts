@@ -9,6 +9,16 @@ import { sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
 import { tasksMemoryData, tasksServer, tasksSqlData, TasksServer, type TasksData } from "../support/TasksStack.ts"
 
+/** A new person of the task inbox, and a personal API key of theirs. */
+const personalKey = (name: string) =>
+  Effect.gen(function* () {
+    const access = yield* TaskAccess
+    const records = yield* RecordStore
+    const email = `${name.toLowerCase()}.${randomUUID().slice(0, 8)}@example.com`
+    const person = yield* records.create("collaborators", { email, name })
+    return (yield* access.createApiKey({ id: person.id, email, name }, "tests")).key
+  })
+
 const backends = [
   { name: "memory", data: tasksMemoryData },
   ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) }))
@@ -20,11 +30,8 @@ for (const backend of backends) {
       it.effect("concurrent repeats of a create make one task and all answer the first response", () =>
         Effect.gen(function* () {
           const { baseUrl } = yield* TasksServer
-          const access = yield* TaskAccess
           const records = yield* RecordStore
-          const email = `ada.${randomUUID().slice(0, 8)}@example.com`
-          const person = yield* records.create("collaborators", { email, name: "Ada" })
-          const { key } = yield* access.createApiKey({ id: person.id, email, name: "Ada" }, "tests")
+          const key = yield* personalKey("Ada")
           const title = `Once ${randomUUID()}`
           const create = (idempotencyKey: string, body: unknown) =>
             request(`${baseUrl}/api/tasks`, {
@@ -80,11 +87,8 @@ for (const backend of backends) {
         () =>
           Effect.gen(function* () {
             const { baseUrl } = yield* TasksServer
-            const access = yield* TaskAccess
             const records = yield* RecordStore
-            const email = `grace.${randomUUID().slice(0, 8)}@example.com`
-            const person = yield* records.create("collaborators", { email, name: "Grace" })
-            const { key } = yield* access.createApiKey({ id: person.id, email, name: "Grace" }, "tests")
+            const key = yield* personalKey("Grace")
             const run = randomUUID()
             const send = (method: string, path: string, body: unknown, idempotencyKey?: string) =>
               request(`${baseUrl}${path}`, {
