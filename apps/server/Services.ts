@@ -1,4 +1,5 @@
-import { Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
+import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
 import { CallerBudget } from "../../adapters/http/decisions/CallerBudget.ts"
 import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisions/AuthLayers.ts"
@@ -173,7 +174,7 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
 }
 
 /**
- * Requires the task inbox use cases (`Tasks`), its IdempotencyStore, Transactions and Readiness. Errors in the
+ * Requires the task inbox use cases (`Tasks`), its RecordStore, IdempotencyStore, Transactions and Readiness. Errors in the
  * task inbox's own `{error}` shape. `web`: how people sign in on the web (through the hub).
  */
 export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
@@ -191,13 +192,18 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
         TasksServiceKeyLayer({ key: settings.tasksApiKey, production: settings.production }),
         TasksApiAuthLayer({ publicUrl: web.publicUrl }),
         TasksSessionAuthLayer,
-        IdempotencyLayers({
-          dialect: "hub",
-          secretsKey: reveal(settings.tasksSecretsKey),
-          render: tasksIdempotencyRender,
-          // A task's create writes only its record, in the service's own database (RecordStoreSql, or memory).
-          sharedCreates: true
-        })
+        // A task's or a proposal's create writes only its record: it may share its transaction when the record
+        // store's writes are part of the unit (RecordStoreSql), never over a store outside the database.
+        Layer.unwrap(
+          Effect.map(RecordStore, (records) =>
+            IdempotencyLayers({
+              dialect: "hub",
+              secretsKey: reveal(settings.tasksSecretsKey),
+              render: tasksIdempotencyRender,
+              sharedCreates: records.inUnits
+            })
+          )
+        )
       )
     ),
     // The task inbox's own web app, at `/`.

@@ -107,6 +107,12 @@ export class RecordStore extends Context.Service<
      * other writes (core/kernel/Transactions.ts). The answer is the record as it is stored.
      */
     readonly createUnread: (table: Table, fields: Fields) => Effect.Effect<StoredRecord, UpstreamError>
+    /**
+     * Whether the store's writes are part of the service's units of work (a store in the service's own
+     * database): only then may creates share a transaction, since a group undone and run again would repeat
+     * a write made anywhere else (core/kernel/Transactions.ts, `shared`).
+     */
+    readonly inUnits: boolean
     readonly get: (table: Table, id: string) => Effect.Effect<StoredRecord | undefined, UpstreamError>
     /** Answers the record after the update, or undefined when there is none with this id. */
     readonly update: (

@@ -152,3 +152,37 @@ for (const backend of backends) {
       )
     }))
 }
+
+describe("task creates over a record store outside the database", () => {
+  // The same memory store, saying its writes are not part of the unit (an upstream reached over HTTP would not be).
+  const outside = Layer.effect(
+    RecordStore,
+    Effect.map(RecordStore, (records) => RecordStore.of({ ...records, inUnits: false }))
+  ).pipe(Layer.provideMerge(tasksMemoryData)) as TasksData
+  const { counted, data } = countingShared(outside)
+  layer(tasksServer(data), { excludeTestServices: true, timeout: 60_000 })((it) => {
+    it.effect("are units of their own, never shared: a group run again would repeat their writes", () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* TasksServer
+        const key = yield* personalKey("Lin")
+        const before = counted.shared
+        const answers = yield* Effect.forEach(
+          [undefined, `k-${randomUUID()}`],
+          (idempotencyKey) =>
+            request(`${baseUrl}/api/tasks`, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                "x-api-key": key,
+                ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+              },
+              body: JSON.stringify({ title: `Alone ${randomUUID()}` })
+            }),
+          { concurrency: "unbounded" }
+        )
+        for (const answer of answers) assert.strictEqual(answer.status, 201, answer.text)
+        assert.strictEqual(counted.shared - before, 0)
+      })
+    )
+  })
+})

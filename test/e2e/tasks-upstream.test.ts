@@ -27,6 +27,7 @@ const failure = () =>
 const FailingRecordStore = Layer.succeed(RecordStore)({
   create: () => Effect.fail(failure()),
   createUnread: () => Effect.fail(failure()),
+  inUnits: false,
   get: () => Effect.fail(failure()),
   update: () => Effect.fail(failure()),
   updateIf: () => Effect.fail(failure()),

@@ -22,6 +22,7 @@ const takingTurns = (store: RecordStore["Service"]): RecordStore["Service"] => {
   return RecordStore.of({
     create: (table, fields) => Effect.andThen(wait(`create ${table}`), store.create(table, fields)),
     createUnread: (table, fields) => Effect.andThen(wait(`create ${table}`), store.createUnread(table, fields)),
+    inUnits: store.inUnits,
     get: (table, id) => Effect.andThen(wait(`get ${table}`), store.get(table, id)),
     update: (table, id, fields) => Effect.andThen(wait(`update ${table}`), store.update(table, id, fields)),
     updateIf: (update) => Effect.andThen(wait(`updateIf ${update.table}`), store.updateIf(update)),

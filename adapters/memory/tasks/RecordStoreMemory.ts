@@ -43,6 +43,8 @@ export const RecordStoreMemory = Layer.sync(RecordStore, () => {
   return RecordStore.of({
     create: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
     createUnread: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
+    // Memory units never share a transaction (TransactionsMemory runs `shared` as `atomically`).
+    inUnits: true,
     get: (name, id) =>
       Effect.sync(() => {
         const record = table(name).get(id)

@@ -165,6 +165,7 @@ export const RecordStoreSql: Layer.Layer<RecordStore, never, SqlClient.SqlClient
       }, Effect.mapError(upstream)),
       // On every task create: untraced (its row goes with the unit's statement).
       createUnread: (table, fields) => Effect.mapError(createUnread(table, fields), upstream),
+      inUnits: true,
       get: Effect.fn("RecordStoreSql.get")(function* (table, id) {
         const row = yield* getRow({ table, id })
         return row._tag === "Some" ? toRecord(row.value) : undefined
