@@ -174,8 +174,8 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
 }
 
 /**
- * Requires the task inbox use cases (`Tasks`), its RecordStore, IdempotencyStore, Transactions and Readiness. Errors in the
- * task inbox's own `{error}` shape. `web`: how people sign in on the web (through the hub).
+ * Requires the task inbox use cases (`Tasks`), its RecordStore, IdempotencyStore, Transactions and Readiness.
+ * Errors in the task inbox's own `{error}` shape. `web`: how people sign in on the web (through the hub).
  */
 export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
   serviceRoutes({
