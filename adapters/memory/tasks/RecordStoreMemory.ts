@@ -40,9 +40,11 @@ export const RecordStoreMemory = Layer.sync(RecordStore, () => {
     rows.set(id, next)
     return copy(next)
   }
+  const create = (name: Table, fields: Fields) =>
+    Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now))
   return RecordStore.of({
-    create: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
-    createUnread: (name, fields) => Effect.map(Clock.currentTimeMillis, (now) => insert(name, fields, now)),
+    create,
+    createUnread: create,
     // Memory units never share a transaction (TransactionsMemory runs `shared` as `atomically`).
     inUnits: true,
     get: (name, id) =>
