@@ -145,7 +145,8 @@ export const ProducerOutboxSql = (
       }
 
       return ProducerOutbox.of({
-        enqueue: Effect.fn("ProducerOutboxSql.enqueue")(function* (event: ProducerEvent) {
+        // Untraced: every mutation enqueues, and its write goes out with the unit's last statement anyway.
+        enqueue: Effect.fnUntraced(function* (event: ProducerEvent) {
           const insert = sql`
           INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
           ON CONFLICT (id) DO NOTHING

@@ -244,21 +244,57 @@ export const onceInShared = <A, E, R>(
     return Effect.onExit(read, (exit) => Deferred.done(answer, exit))
   })
 
+/**
+ * How a member of a group runs: in the group's transaction, or (`unit` given) as a unit of one statement whose
+ * guards and held writes go in the group's one statement; `services` are the ones it adds to its fiber's.
+ */
+interface InGroup {
+  readonly services: ReadonlyMap<string, unknown>
+  readonly unit: OneStatement | undefined
+}
+
+/**
+ * What became of a group: committed, undone (nothing of it stays), or unknown (its statement was cut off: what
+ * committed is found by the guards' keys, and a member with none cannot tell).
+ */
+type GroupOutcome = "committed" | "undone" | { readonly unknown: Cause.Cause<unknown> }
+
 /** A unit waiting to run in a group (`Transactions.shared`). */
 interface Member {
   /**
-   * The transaction's services to run in; `"alone"`: run as `atomically`; `"one statement"`: run alone as one
-   * statement if it can (`OneStatement`), else as `atomically`.
+   * How to run in the group; `"alone"`: run as `atomically`; `"one statement"`: run alone as one statement if it
+   * can (`OneStatement`), else as `atomically`.
    */
-  readonly start: Deferred.Deferred<Context.Context<never> | "alone" | "one statement">
+  readonly start: Deferred.Deferred<InGroup | "alone" | "one statement">
   /** The member's own run ended: whether it succeeded. */
   readonly finished: Deferred.Deferred<boolean>
-  /** Whether the group committed. */
-  readonly committed: Deferred.Deferred<boolean>
+  /** What became of the group. */
+  readonly outcome: Deferred.Deferred<GroupOutcome>
 }
 
 /** At most this many units share one transaction. */
 const maxGroup = 64
+
+/** At most this many guards and held writes in a group's one statement; a group with more runs each unit alone. */
+const partsPerGroupStatement = 640
+
+/**
+ * After a group run as one statement was spoiled by a unit that needs a transaction, this many groups run as
+ * transactions: units of that kind tend to come together.
+ */
+const transactionGroupsAfterSpoil = 64
+
+/**
+ * Whether a statement failed because the database refused it (it answered an error of its own, with a code):
+ * nothing of a statement run outside a transaction then stays. A lost connection is no such answer.
+ */
+const refusedByDatabase = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.some((reason) => {
+    const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    if (!SqlError.isSqlError(error) || error.reason._tag === "ConnectionError") return false
+    const code = (error.reason.cause as { readonly code?: unknown } | undefined)?.code
+    return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
+  })
 
 /** At most this many groups (or units alone) at once; units arriving meanwhile wait to go in the next group. */
 const maxGroupsInFlight = 4
@@ -283,8 +319,20 @@ const transactionServices = (inside: Context.Context<never>, outside: Context.Co
         : value
     )
   }
-  return Context.makeUnsafe<never>(added)
+  return added
 }
+
+/**
+ * `effect` with `services` (by key) added to its fiber's own. Added one by one, each is a layer over the
+ * fiber's services; `Effect.provideContext` would merge instead, copying every service of the request (twice
+ * when services were added since its last copy), for each unit.
+ */
+const withAdded = <A, E, R>(effect: Effect.Effect<A, E, R>, services: ReadonlyMap<string, unknown>) =>
+  Effect.updateContext(effect, (context: Context.Context<never>) => {
+    let next = context
+    for (const [key, value] of services) next = Context.addUnsafe(next, key, value)
+    return next as Context.Context<R>
+  })
 
 /** The SQL client's lock that its nested transactions (savepoints) take, by the prefix of its service's key. */
 const nestedTransactionsKey = "effect/sql/SqlClient/TransactionSemaphore/"
@@ -365,32 +413,61 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
     let nestedKey: string | undefined
 
     /**
+     * A unit run as one statement on `connection` (see `OneStatement`): its held writes, and the services it adds
+     * to its fiber's (its level, and the lock its nested units would take, which spoils its run); `last` is the
+     * level its statement is sent at, on the connection itself (its after-commit effects wait for it still).
+     */
+    const oneStatementUnit = (connection: SqlConnection.Connection, lock: string) => {
+      const unit: OneStatement = { guards: [], afterCommit: [], spoiled: false }
+      const own: HeldWrites = { writes: [], open: true }
+      const level: SqlClient.TransactionConnection.Service = [readsOnly(connection, unit), 0]
+      const last: SqlClient.TransactionConnection.Service = [connection, 0]
+      held.set(level, own)
+      oneStatements.set(level, unit)
+      oneStatements.set(last, unit)
+      const nested = refuseNested(Semaphore.makeUnsafe(1), () => void (unit.spoiled = true))
+      const services = new Map<string, unknown>([
+        [sql.transactionService.key, level],
+        [lock, nested]
+      ])
+      return { unit, own, level, last, services }
+    }
+
+    /** The after-commit effects of a unit run as one statement, once its statement has committed. */
+    const afterStatement = (unit: OneStatement) =>
+      Effect.suspend(() => {
+        // The services without the unit's level, made once per set of services: usually one per unit.
+        let registered: Context.Context<never> | undefined
+        let outside: Context.Context<never> = Context.empty()
+        return Effect.forEach(
+          unit.afterCommit,
+          ({ effect, context }) => {
+            if (context !== registered) {
+              registered = context
+              outside = Context.omit(sql.transactionService)(context) as Context.Context<never>
+            }
+            return Effect.ignoreCause(Effect.provideContext(effect, outside), { log: "Unhandled" })
+          },
+          { discard: true }
+        )
+      })
+
+    /**
      * A shared unit alone, as one statement (see `OneStatement`): its outcome once that statement has committed,
      * or `undefined` when nothing of it did and it must run again in a transaction.
      */
     const asOneStatement = <A, E, R>(effect: Effect.Effect<A, E, R>, lock: string) =>
       Effect.suspend<Exit.Exit<A, E> | undefined, never, R>(() => {
-        const unit: OneStatement = { guards: [], afterCommit: [], spoiled: false }
+        let ran: OneStatement | undefined
         const run = Effect.gen(function* () {
           const connection = yield* Effect.orDie(sql.reserve)
-          const own: HeldWrites = { writes: [], open: true }
-          const level: SqlClient.TransactionConnection.Service = [readsOnly(connection, unit), 0]
-          held.set(level, own)
-          oneStatements.set(level, unit)
-          const nested = refuseNested(Semaphore.makeUnsafe(1), () => void (unit.spoiled = true))
-          // Added to the fiber's own services: the unit's level, and the lock its nested units would take.
-          const services = new Map<string, unknown>([
-            [sql.transactionService.key, level],
-            [lock, nested]
-          ])
-          const exit = yield* Effect.exit(Effect.provideContext(effect, Context.makeUnsafe<R>(services)))
+          const { unit, own, last, services } = oneStatementUnit(connection, lock)
+          ran = unit
+          const exit = yield* Effect.exit(withAdded(effect, services))
           own.open = false
           const parts = unit.guards.length + own.writes.length
           if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
           if (parts === 0) return exit
-          // Sent on the connection itself; the unit's after-commit effects wait for it still.
-          const last: SqlClient.TransactionConnection.Service = [connection, 0]
-          oneStatements.set(last, unit)
           const sent = yield* Effect.exit(
             oneStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
           )
@@ -402,24 +479,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         })
         // The after-commit effects run once the connection is given back, as after a transaction.
         return Effect.tap(Effect.scoped(run), (outcome) =>
-          outcome === undefined
-            ? Effect.void
-            : Effect.suspend(() => {
-                // The services without the unit's level, made once per set of services: usually one per unit.
-                let registered: Context.Context<never> | undefined
-                let outside: Context.Context<never> = Context.empty()
-                return Effect.forEach(
-                  unit.afterCommit,
-                  ({ effect, context }) => {
-                    if (context !== registered) {
-                      registered = context
-                      outside = Context.omit(sql.transactionService)(context) as Context.Context<never>
-                    }
-                    return Effect.ignoreCause(Effect.provideContext(effect, outside), { log: "Unhandled" })
-                  },
-                  { discard: true }
-                )
-              })
+          outcome === undefined || ran === undefined ? Effect.void : afterStatement(ran)
         )
       })
 
@@ -456,6 +516,8 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           .pipe(Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(error))) as Effect.Effect<A, E, R>
       })
     const pending: Array<Member> = []
+    /** Groups still to run as transactions since a group's statement was spoiled (see `runStatementGroup`). */
+    let transactionGroupsLeft = 0
     /** The keys of the units waiting for a group or running in one. */
     const busy = new Set<string>()
     let inFlight = 0
@@ -479,7 +541,8 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               held.set(level, own)
               const services = transactionServices(inside.context, outside, group)
               started = true
-              for (const member of members) Deferred.doneUnsafe(member.start, Exit.succeed(services))
+              const inGroup: InGroup = { services, unit: undefined }
+              for (const member of members) Deferred.doneUnsafe(member.start, Exit.succeed(inGroup))
               return Effect.forEach(members, (member) => Deferred.await(member.finished)).pipe(
                 Effect.flatMap((succeeded): Effect.Effect<void, GroupUndone | SqlError.SqlError> => {
                   own.open = false
@@ -493,6 +556,70 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             Effect.map((exit) => (started ? Exit.isSuccess(exit) : undefined))
           )
       })
+
+    /**
+     * A group as ONE statement, without a transaction: each member runs as a unit of one statement (see
+     * `OneStatement`) on one connection, its reads as they come, and once all have ended, their guards and held
+     * writes all go as the parts of one statement, which commits or fails whole. So a group of creates is one
+     * round trip instead of four (`BEGIN`, their claims, their writes, `COMMIT`), and each claim is written once,
+     * holding its response. Anything that undoes a group in a transaction undoes this one too, and so does a
+     * member that needs a transaction (its run spoiled), or a key claimed meanwhile (its guard fails the
+     * statement): each member then runs again alone. Answers `undefined` when it never began (no connection).
+     */
+    const runStatementGroup = (members: ReadonlyArray<Member>, lock: string) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const reserved = yield* Effect.exit(sql.reserve)
+          if (Exit.isFailure(reserved)) return undefined
+          const connection = reserved.value
+          // Registered for every member's level: their statements of one kind still go as one, and a nested unit
+          // that fails in any of them undoes the group.
+          const group: Group = { undone: false, gathers: new Map(), reads: new Map() }
+          const units = members.map((member) => {
+            const made = oneStatementUnit(connection, lock)
+            groups.set(made.level, group)
+            Deferred.doneUnsafe(member.start, Exit.succeed({ services: made.services, unit: made.unit }))
+            return made
+          })
+          const succeeded = yield* Effect.forEach(members, (member) => Deferred.await(member.finished))
+          let parts = 0
+          for (const { unit, own } of units) {
+            own.open = false
+            parts += unit.guards.length + own.writes.length
+          }
+          if (group.undone || units.some(({ unit }) => unit.spoiled)) {
+            // These units need transactions: the next groups run as transactions.
+            transactionGroupsLeft = transactionGroupsAfterSpoil
+            return "undone" as const
+          }
+          if (succeeded.includes(false) || parts > partsPerGroupStatement) return "undone" as const
+          if (parts === 0) return "committed" as const
+          // What a held write's read yields is handed on at its own unit's level (its after-commit effects are its own).
+          const writes = units.flatMap(({ own, last }) =>
+            own.writes.map(({ write, read }) => ({
+              write,
+              read:
+                read === undefined
+                  ? undefined
+                  : {
+                      query: read.query,
+                      onValue: (value: unknown) =>
+                        Effect.provideService(read.onValue(value), sql.transactionService, last)
+                    }
+            }))
+          )
+          const sent = yield* Effect.exit(
+            oneStatement(
+              units.flatMap(({ unit }) => unit.guards),
+              writes
+            ).pipe(Effect.provideService(sql.transactionService, [connection, 0]))
+          )
+          if (Exit.isSuccess(sent)) return "committed" as const
+          // The database refused the statement (a guard's key claimed meanwhile, a bad row): nothing of it stays.
+          if (refusedByDatabase(sent.cause)) return "undone" as const
+          return { unknown: sent.cause }
+        })
+      )
 
     /** Each unit runs alone, in its own fiber; done when all have ended. */
     const alone = (members: ReadonlyArray<Member>, how: "alone" | "one statement") =>
@@ -509,15 +636,24 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         return Effect.void
       }
       const members = pending.splice(0, maxGroup)
+      const lock = nestedKey
+      const asStatement = lock !== undefined && transactionGroupsLeft === 0
+      if (!asStatement && members.length > 1 && transactionGroupsLeft > 0) transactionGroupsLeft--
+      const run: Effect.Effect<GroupOutcome | undefined> =
+        lock !== undefined && asStatement
+          ? runStatementGroup(members, lock)
+          : Effect.map(runGroup(members), (committed) =>
+              committed === undefined ? undefined : committed ? "committed" : "undone"
+            )
       const settle =
         members.length === 1
           ? // Alone: the slot stays taken until the unit has ended.
             alone(members, "one statement")
-          : Effect.flatMap(runGroup(members), (committed) =>
-              committed === undefined
-                ? // The transaction never began: each unit tries alone, and meets the failure itself.
+          : Effect.flatMap(run, (outcome) =>
+              outcome === undefined
+                ? // The group never began: each unit tries alone, and meets the failure itself.
                   alone(members, "alone")
-                : Effect.forEach(members, (member) => Deferred.succeed(member.committed, committed), {
+                : Effect.forEach(members, (member) => Deferred.succeed(member.outcome, outcome), {
                     discard: true
                   })
             ).pipe(
@@ -526,7 +662,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
                 Effect.forEach(
                   members,
                   (member) =>
-                    Effect.andThen(Deferred.succeed(member.start, "alone"), Deferred.succeed(member.committed, false)),
+                    Effect.andThen(Deferred.succeed(member.start, "alone"), Deferred.succeed(member.outcome, "undone")),
                   { discard: true }
                 )
               )
@@ -549,27 +685,36 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           const member: Member = {
             start: Deferred.makeUnsafe(),
             finished: Deferred.makeUnsafe(),
-            committed: Deferred.makeUnsafe()
+            outcome: Deferred.makeUnsafe()
           }
           busy.add(key)
           pending.push(member)
           const startDrain = inFlight < maxGroupsInFlight ? (inFlight++, Effect.forkIn(drain, scope)) : Effect.void
           const run = Effect.gen(function* () {
             yield* startDrain
-            const services = yield* Deferred.await(member.start)
-            if (services === "alone" || services === "one statement") {
+            const start = yield* Deferred.await(member.start)
+            if (start === "alone" || start === "one statement") {
               const lock = nestedKey
               const alone =
-                services === "one statement" && lock !== undefined
+                start === "one statement" && lock !== undefined
                   ? Effect.flatMap(asOneStatement(effect, lock), (once) => once ?? atomically(effect))
                   : atomically(effect)
               // Its slot is given back however it ends (a defect included): the next units are not kept waiting.
               return yield* Effect.ensuring(alone, Deferred.succeed(member.finished, true))
             }
-            // Added to the fiber's own services (providing merges them in): the group's transaction.
-            const exit = yield* Effect.exit(Effect.provideContext(effect, services as Context.Context<R>))
+            // Added to the fiber's own services: the group's transaction, or its own unit of the group's statement.
+            const exit = yield* Effect.exit(withAdded(effect, start.services))
             Deferred.doneUnsafe(member.finished, Exit.succeed(Exit.isSuccess(exit)))
-            if ((yield* Deferred.await(member.committed)) && Exit.isSuccess(exit)) return exit.value
+            const outcome = yield* Deferred.await(member.outcome)
+            if (outcome === "committed" && Exit.isSuccess(exit)) {
+              if (start.unit !== undefined) yield* afterStatement(start.unit)
+              return exit.value
+            }
+            // The group's statement was cut off: a unit with a guard finds what committed by its key when it runs
+            // again; one without cannot tell, as after a failed COMMIT.
+            if (outcome !== "undone" && outcome !== "committed" && start.unit !== undefined) {
+              if (start.unit.guards.length === 0) return yield* Effect.die(Cause.squash(outcome.unknown))
+            }
             // The group was undone: this unit's run left nothing behind, so it runs again, alone.
             return yield* atomically(effect)
           })

@@ -167,8 +167,11 @@ export const makeDecisionAdmin = Effect.gen(function* () {
     return key
   })
 
-  /** The caller plane's credential check: the key's hash must match an active key. */
-  const authenticateCaller = Effect.fn("Decisions.authenticateCaller")(function* (presented: string) {
+  /**
+   * The caller plane's credential check: the key's hash must match an active key. Untraced: it runs on every
+   * caller request, inside the request's own span.
+   */
+  const authenticateCaller = Effect.fnUntraced(function* (presented: string) {
     if (!presented.startsWith("dcd_")) return undefined
     const key = yield* keys.findActive(hashSecret(presented))
     if (key === undefined) return undefined

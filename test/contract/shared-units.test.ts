@@ -3,7 +3,13 @@ import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { CredentialNotices, CredentialNoticesSql } from "../../adapters/sql/CredentialNotices.ts"
 import { Database } from "../../adapters/sql/Database.ts"
-import { gatheredInShared, onceInShared, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import {
+  gatheredInShared,
+  onceInShared,
+  oneStatementGuards,
+  TransactionsSql,
+  writeBehind
+} from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { freshTable } from "../support/HeldTable.ts"
@@ -360,6 +366,187 @@ for (const backend of sqlBackends) {
           )
           // In order, each with the services it was registered with, reading the committed row.
           assert.deepStrictEqual(seen, ["outer:a", "inner:a", "unit:a"])
+        })
+      )
+    }))
+}
+
+/**
+ * Once the layer knows the SQL client (after its first transaction), units that arrive together run as ONE
+ * statement (adapters/sql/TransactionsSql.ts, `runStatementGroup`): each member's reads as they come, every
+ * member's guards and held writes in one last statement, committed or refused whole.
+ */
+for (const backend of sqlBackends) {
+  describe(`shared units as one statement (${backend.name})`, () =>
+    layer(Layer.provideMerge(TransactionsSql, backend.layer), { excludeTestServices: true })((it) => {
+      /** `f` of every item at once, once the layer has seen a transaction. */
+      const sharedTogether = <T, A, E, R>(items: ReadonlyArray<T>, f: (item: T) => Effect.Effect<A, E, R>) =>
+        Effect.gen(function* () {
+          const { atomically } = yield* Transactions
+          yield* atomically(Effect.void)
+          return yield* together(items, f)
+        })
+
+      /** The transaction that wrote each row of the table: rows written by one statement share one. */
+      const writers = (table: Effect.Success<typeof freshTable>) =>
+        Effect.map(
+          table.sql<{
+            readonly id: string
+            readonly x: string
+          }>`SELECT id, xmin::text AS x FROM ${table.sql(table.name)}`,
+          (rows) => new Map(rows.map((row) => [row.id, row.x]))
+        )
+
+      it.effect("commit their held writes in one statement, each read in a transaction of its own", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(12)
+          const seen = yield* sharedTogether(all, (key) =>
+            shared(key, Effect.andThen(table.insertHeld(key), table.transaction))
+          )
+          assert.deepStrictEqual(yield* table.ids, all)
+          const written = yield* writers(table)
+          const byWriter = new Map<string, Array<string>>()
+          for (const key of all) byWriter.set(written.get(key)!, [...(byWriter.get(written.get(key)!) ?? []), key])
+          const groups = [...byWriter.values()].filter((members) => members.length > 1)
+          // Some arrived together and went in one statement...
+          assert.isAbove(groups.length, 0)
+          for (const members of groups) {
+            // ...and no two of them read in one transaction, nor in the one that wrote their rows: not a transaction.
+            const reads = members.map((key) => seen[all.indexOf(key)]!)
+            assert.strictEqual(new Set(reads).size, members.length)
+            for (const read of reads) assert.notStrictEqual(read, written.get(members[0]!))
+          }
+        })
+      )
+
+      it.effect("are refused whole when one guard fails, and then each stands or falls alone", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const sql = yield* SqlClient.SqlClient
+          const table = yield* freshTable
+          yield* table.insertNow("taken")
+          const all = keys(10)
+          // The even ones claim a row (a guard, when run as one statement); the odd ones have no guard.
+          const claiming = all.filter((_, i) => i % 2 === 0)
+          const runs = new Map<string, number>()
+          const asGuards = new Set<string>()
+          const exits = yield* sharedTogether(all, (key) =>
+            Effect.exit(
+              shared(
+                key,
+                Effect.gen(function* () {
+                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  const guards = yield* oneStatementGuards(sql)
+                  // k04's guard claims a row that is taken: as a guard it fails the statement it is part of.
+                  const claim = sql`INSERT INTO ${sql(table.name)} (id, v)
+                    VALUES (${key === "k04" ? "taken" : `${key}-claim`}, 1) ON CONFLICT (id) DO NOTHING RETURNING id`
+                  if (claiming.includes(key) && guards !== undefined) {
+                    asGuards.add(key)
+                    guards.push({ write: claim, tag: key })
+                  } else if (claiming.includes(key) && key !== "k04") {
+                    yield* claim
+                  }
+                  yield* table.insertHeld(key)
+                })
+              )
+            )
+          )
+          // The database refused the statement, so nothing of it stayed: each unit, with a guard or not, ran again.
+          for (const exit of exits) assert.isTrue(Exit.isSuccess(exit))
+          assert.isTrue(asGuards.has("k04"))
+          assert.deepStrictEqual(
+            yield* table.ids,
+            [...all, ...claiming.filter((k) => k !== "k04").map((k) => `${k}-claim`), "taken"].sort()
+          )
+          assert.isAbove([...runs.values()].filter((n) => n === 2).length, 1)
+        })
+      )
+
+      if (backend.name === "postgres") {
+        it.effect(
+          "cut off mid-statement: a unit with a guard runs again, one without fails as its outcome is unknown",
+          () =>
+            Effect.gen(function* () {
+              const { shared } = yield* Transactions
+              const sql = yield* SqlClient.SqlClient
+              const table = yield* freshTable
+              const all = keys(8)
+              const guarded = new Set(["k01", "k03", "k05", "k07"])
+              let cut = false
+              const runs = new Map<string, number>()
+              const exits = yield* sharedTogether(all, (key) =>
+                Effect.exit(
+                  shared(
+                    key,
+                    Effect.gen(function* () {
+                      runs.set(key, (runs.get(key) ?? 0) + 1)
+                      const guards = yield* oneStatementGuards(sql)
+                      if (guards !== undefined && guarded.has(key)) {
+                        guards.push({
+                          write: sql`INSERT INTO ${sql(table.name)} (id, v) VALUES (${`${key}-claim`}, 1) RETURNING id`,
+                          tag: key
+                        })
+                      }
+                      yield* table.insertHeld(key)
+                      // Once only: the first statement that holds this write loses its connection half-way.
+                      if (key === "k02" && !cut && guards !== undefined) {
+                        cut = true
+                        yield* writeBehind(sql, sql`SELECT pg_terminate_backend(pg_backend_pid()) AS gone`, {
+                          query: (rows) => sql`SELECT gone FROM ${rows}`,
+                          onValue: () => Effect.void
+                        })
+                      }
+                    })
+                  )
+                )
+              )
+              assert.isTrue(cut)
+              const ids = yield* table.ids
+              for (const [i, exit] of exits.entries()) {
+                const key = all[i]!
+                if (guarded.has(key)) {
+                  // Found again by its guard's key: committed once.
+                  assert.isTrue(Exit.isSuccess(exit), key)
+                  assert.isTrue(ids.includes(key), key)
+                } else if (Exit.isFailure(exit)) {
+                  // Its group's statement was cut off: it cannot tell whether it committed, and says so.
+                  assert.isTrue(Cause.hasDies(exit.cause), key)
+                  assert.isFalse(ids.includes(key), key)
+                } else {
+                  assert.isTrue(ids.includes(key), key)
+                }
+              }
+              // k02 was in the statement that was cut off, and had no guard.
+              assert.isTrue(Exit.isFailure(exits[2]!))
+              // Guarded units were in it too, and ran again.
+              assert.isAbove([...guarded].filter((key) => runs.get(key) === 2).length, 0)
+            })
+        )
+      }
+
+      // Last: the groups after it run as transactions.
+      it.effect("that write at once run again alone, and the groups after them run as transactions", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const first = keys(8)
+          const runs = new Map<string, number>()
+          yield* sharedTogether(first, (key) =>
+            shared(
+              key,
+              Effect.sync(() => void runs.set(key, (runs.get(key) ?? 0) + 1)).pipe(Effect.andThen(table.insertNow(key)))
+            )
+          )
+          assert.deepStrictEqual(yield* table.ids, first)
+          assert.isAbove([...runs.values()].filter((n) => n === 2).length, 0)
+          // The next ones that arrive together share a transaction: their reads see one.
+          const next = keys(12).map((key) => `next-${key}`)
+          const seen = yield* together(next, (key) =>
+            shared(key, Effect.andThen(table.insertNow(key), table.transaction))
+          )
+          assert.isBelow(new Set(seen).size, next.length)
         })
       )
     }))
