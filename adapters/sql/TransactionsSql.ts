@@ -261,6 +261,8 @@ type GroupOutcome = "committed" | "undone" | { readonly unknown: Cause.Cause<unk
 
 /** A unit waiting to run in a group (`Transactions.shared`). */
 interface Member {
+  /** Its key in `Transactions.shared` (an idempotency key's scope and key, for a create that has one). */
+  readonly key: string
   /**
    * How to run in the group; `"alone"`: run as `atomically`; `"one statement"`: run alone as one statement if it
    * can (`OneStatement`), else as `atomically`.
@@ -579,7 +581,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             const made = oneStatementUnit(connection, lock)
             groups.set(made.level, group)
             Deferred.doneUnsafe(member.start, Exit.succeed({ services: made.services, unit: made.unit }))
-            return made
+            return { ...made, key: member.key }
           })
           const succeeded = yield* Effect.forEach(members, (member) => Deferred.await(member.finished))
           let parts = 0
@@ -594,6 +596,9 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           }
           if (succeeded.includes(false) || parts > partsPerGroupStatement) return "undone" as const
           if (parts === 0) return "committed" as const
+          // The members' parts in key order, so two such statements (on two instances) that claim the same keys
+          // never wait for each other crosswise.
+          units.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
           // What a held write's read yields is handed on at its own unit's level (its after-commit effects are its own).
           const writes = units.flatMap(({ own, last }) =>
             own.writes.map(({ write, read }) => ({
@@ -683,6 +688,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             return atomically(effect)
           }
           const member: Member = {
+            key,
             start: Deferred.makeUnsafe(),
             finished: Deferred.makeUnsafe(),
             outcome: Deferred.makeUnsafe()
