@@ -250,7 +250,7 @@ export const onceInShared = <A, E, R>(
  */
 interface InGroup {
   readonly services: ReadonlyMap<string, unknown>
-  readonly unit: OneStatement | undefined
+  readonly unit: { readonly statement: OneStatement; readonly own: HeldWrites } | undefined
 }
 
 /**
@@ -287,15 +287,19 @@ const partsPerGroupStatement = 640
 const transactionGroupsAfterSpoil = 64
 
 /**
- * Whether a statement failed because the database refused it (it answered an error of its own, with a code):
- * nothing of a statement run outside a transaction then stays. A lost connection is no such answer.
+ * Whether a statement failed because the database refused it: it answered an error of its own, with a code, at
+ * the level of one statement (`ERROR`), so nothing of a statement run outside a transaction stays. A lost
+ * connection is no such answer, nor is an error that ends the session (`FATAL`, a server shutting down): that
+ * may come after the commit.
  */
 const refusedByDatabase = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some((reason) => {
     const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
     if (!SqlError.isSqlError(error) || error.reason._tag === "ConnectionError") return false
-    const code = (error.reason.cause as { readonly code?: unknown } | undefined)?.code
-    return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
+    const fields = error.reason.cause as
+      { readonly code?: unknown; readonly severityUnlocalized?: unknown; readonly severity?: unknown } | undefined
+    const level = fields?.severityUnlocalized ?? fields?.severity
+    return typeof fields?.code === "string" && /^[0-9A-Z]{5}$/.test(fields.code) && level === "ERROR"
   })
 
 /** At most this many groups (or units alone) at once; units arriving meanwhile wait to go in the next group. */
@@ -580,7 +584,10 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           const units = members.map((member) => {
             const made = oneStatementUnit(connection, lock)
             groups.set(made.level, group)
-            Deferred.doneUnsafe(member.start, Exit.succeed({ services: made.services, unit: made.unit }))
+            Deferred.doneUnsafe(
+              member.start,
+              Exit.succeed({ services: made.services, unit: { statement: made.unit, own: made.own } })
+            )
             return { ...made, key: member.key }
           })
           const succeeded = yield* Effect.forEach(members, (member) => Deferred.await(member.finished))
@@ -626,6 +633,16 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         })
       )
 
+    /** A group as one statement once the SQL client is known and no group has lately needed a transaction. */
+    const runAsGroup = (members: ReadonlyArray<Member>): Effect.Effect<GroupOutcome | undefined> => {
+      const lock = nestedKey
+      if (lock !== undefined && transactionGroupsLeft === 0) return runStatementGroup(members, lock)
+      if (transactionGroupsLeft > 0) transactionGroupsLeft--
+      return Effect.map(runGroup(members), (committed) =>
+        committed === undefined ? undefined : committed ? "committed" : "undone"
+      )
+    }
+
     /** Each unit runs alone, in its own fiber; done when all have ended. */
     const alone = (members: ReadonlyArray<Member>, how: "alone" | "one statement") =>
       Effect.forEach(
@@ -641,20 +658,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         return Effect.void
       }
       const members = pending.splice(0, maxGroup)
-      const lock = nestedKey
-      const asStatement = lock !== undefined && transactionGroupsLeft === 0
-      if (!asStatement && members.length > 1 && transactionGroupsLeft > 0) transactionGroupsLeft--
-      const run: Effect.Effect<GroupOutcome | undefined> =
-        lock !== undefined && asStatement
-          ? runStatementGroup(members, lock)
-          : Effect.map(runGroup(members), (committed) =>
-              committed === undefined ? undefined : committed ? "committed" : "undone"
-            )
       const settle =
         members.length === 1
           ? // Alone: the slot stays taken until the unit has ended.
             alone(members, "one statement")
-          : Effect.flatMap(run, (outcome) =>
+          : Effect.flatMap(runAsGroup(members), (outcome) =>
               outcome === undefined
                 ? // The group never began: each unit tries alone, and meets the failure itself.
                   alone(members, "alone")
@@ -712,14 +720,17 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             const exit = yield* Effect.exit(withAdded(effect, start.services))
             Deferred.doneUnsafe(member.finished, Exit.succeed(Exit.isSuccess(exit)))
             const outcome = yield* Deferred.await(member.outcome)
-            if (outcome === "committed" && Exit.isSuccess(exit)) {
-              if (start.unit !== undefined) yield* afterStatement(start.unit)
+            // A unit of the group's statement that held nothing stands whatever became of that statement.
+            const standsAlone =
+              start.unit !== undefined && start.unit.statement.guards.length + start.unit.own.writes.length === 0
+            if ((outcome === "committed" || standsAlone) && Exit.isSuccess(exit)) {
+              if (start.unit !== undefined) yield* afterStatement(start.unit.statement)
               return exit.value
             }
             // The group's statement was cut off: a unit with a guard finds what committed by its key when it runs
             // again; one without cannot tell, as after a failed COMMIT.
-            if (outcome !== "undone" && outcome !== "committed" && start.unit !== undefined) {
-              if (start.unit.guards.length === 0) return yield* Effect.die(Cause.squash(outcome.unknown))
+            if (outcome !== "undone" && outcome !== "committed" && start.unit?.statement.guards.length === 0) {
+              return yield* Effect.die(Cause.squash(outcome.unknown))
             }
             // The group was undone: this unit's run left nothing behind, so it runs again, alone.
             return yield* atomically(effect)
