@@ -6,6 +6,10 @@
  * the CPU time per create of its processes and of its database backends (from /proc).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createPaired.ts <other checkout> [--rounds=8] [--burst=200] [--hub-down]
+ *   npx tsx bench/createPaired.ts <other checkout> --embedded [...]
+ *
+ * `--embedded` runs each side on the embedded database in a data directory of its own instead (the database then
+ * runs inside the server's process: its CPU is the server's, and no backends are counted).
  *
  * The other checkout needs its node_modules; this one is the second side.
  */
@@ -30,31 +34,33 @@ if (other === undefined) throw new Error("name the other checkout")
 const rounds = Number(option("rounds") ?? "8")
 const burst = Number(option("burst") ?? "200")
 const hubDown = process.argv.includes("--hub-down")
+const embedded = process.argv.includes("--embedded")
 const databaseUrl = process.env["DATABASE_URL"]
-if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
+if (databaseUrl === undefined && !embedded) throw new Error("DATABASE_URL is needed, or --embedded")
 
 interface Side {
   readonly name: string
   readonly server: BundledServer
   readonly callerKey: string
-  readonly database: string
+  /** The Postgres database's name; none on the embedded database. */
+  readonly database: string | undefined
   readonly drop: () => Promise<void>
   readonly dir: string
 }
 
-const admin = new pg.Client({ connectionString: databaseUrl })
-await admin.connect()
+const admin = databaseUrl === undefined || embedded ? undefined : new pg.Client({ connectionString: databaseUrl })
+await admin?.connect()
 
 const startSide = async (name: string, root: string): Promise<Side> => {
   const dir = mkdtempSync(join(tmpdir(), "hitl-create-paired-"))
-  const database = await freshDatabase(databaseUrl, "createpaired")
+  const database = databaseUrl === undefined || embedded ? undefined : await freshDatabase(databaseUrl, "createpaired")
   const keys = newOperatorKeys()
   const server = await startBundledServer({
     cwd: root,
     logFile: join(dir, "server.log"),
     env: benchServerEnv({
       dir,
-      databaseUrl: database.url,
+      databaseUrl: database?.url,
       keys,
       extra: hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}
     })
@@ -64,8 +70,8 @@ const startSide = async (name: string, root: string): Promise<Side> => {
     name,
     server,
     callerKey: data.callerKey,
-    database: new URL(database.url).pathname.slice(1),
-    drop: database.drop,
+    database: database === undefined ? undefined : new URL(database.url).pathname.slice(1),
+    drop: database?.drop ?? (() => Promise.resolve()),
     dir
   }
 }
@@ -91,9 +97,12 @@ try {
     for (let round = 0; round < rounds; round++) {
       for (const [i, side] of sides.entries()) {
         const serverPids = processGroupPids(side.server.child.pid!)
-        const pgPids = (
-          await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [side.database])
-        ).rows.map((row: { pid: number }) => row.pid)
+        const pgPids =
+          admin === undefined
+            ? []
+            : (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [side.database])).rows.map(
+                (row: { pid: number }) => row.pid
+              )
         const cpu = () => ({
           server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
           db: pgPids.reduce((sum: number, pid: number) => sum + processCpuMillis(pid), 0)
@@ -124,5 +133,5 @@ try {
     await side.drop()
     rmSync(side.dir, { recursive: true, force: true })
   }
-  await admin.end()
+  await admin?.end()
 }
