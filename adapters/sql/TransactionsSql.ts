@@ -462,32 +462,29 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      * A shared unit alone, as one statement (see `OneStatement`): its outcome once that statement has committed,
      * or `undefined` when nothing of it did and it must run again in a transaction.
      */
-    const asOneStatement = <A, E, R>(effect: Effect.Effect<A, E, R>, lock: string) =>
-      Effect.suspend<Exit.Exit<A, E> | undefined, never, R>(() => {
-        let ran: OneStatement | undefined
-        const run = Effect.gen(function* () {
-          const connection = yield* Effect.orDie(sql.reserve)
-          const { unit, own, last, services } = oneStatementUnit(connection, lock)
-          ran = unit
-          const exit = yield* Effect.exit(withAdded(effect, services))
-          own.open = false
-          const parts = unit.guards.length + own.writes.length
-          if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
-          if (parts === 0) return exit
-          const sent = yield* Effect.exit(
-            oneStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
-          )
-          if (Exit.isSuccess(sent)) return exit
-          // Nothing committed, or (a connection lost mid-way) what did is found by its guard's key when the unit
-          // runs again. A unit with no guard cannot tell: its outcome is unknown, as after a failed COMMIT.
-          if (unit.guards.length > 0) return undefined
-          return yield* Effect.die(Cause.squash(sent.cause))
-        })
-        // The after-commit effects run once the connection is given back, as after a transaction.
-        return Effect.tap(Effect.scoped(run), (outcome) =>
-          outcome === undefined || ran === undefined ? Effect.void : afterStatement(ran)
+    const asOneStatement = <A, E, R>(effect: Effect.Effect<A, E, R>, lock: string) => {
+      const run = Effect.gen(function* () {
+        const connection = yield* Effect.orDie(sql.reserve)
+        const { unit, own, last, services } = oneStatementUnit(connection, lock)
+        const exit = yield* Effect.exit(withAdded(effect, services))
+        own.open = false
+        const parts = unit.guards.length + own.writes.length
+        if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
+        if (parts === 0) return { exit, unit }
+        const sent = yield* Effect.exit(
+          oneStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
         )
+        if (Exit.isSuccess(sent)) return { exit, unit }
+        // Nothing committed, or (a connection lost mid-way) what did is found by its guard's key when the unit
+        // runs again. A unit with no guard cannot tell: its outcome is unknown, as after a failed COMMIT.
+        if (unit.guards.length > 0) return undefined
+        return yield* Effect.die(Cause.squash(sent.cause))
       })
+      // The after-commit effects run once the connection is given back, as after a transaction.
+      return Effect.flatMap(Effect.scoped(run), (ran) =>
+        ran === undefined ? Effect.succeed(undefined) : Effect.as(afterStatement(ran.unit), ran.exit)
+      )
+    }
 
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.withFiber<A, E, R>((outer) => {

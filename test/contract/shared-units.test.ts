@@ -27,6 +27,12 @@ const together = <T, A, E, R>(
   f: (item: T) => Effect.Effect<A, E, R>
 ): Effect.Effect<Array<A>, E, R> => Effect.forEach(items, f, { concurrency: "unbounded" })
 
+/** How many times each unit ran: `count(key)` at the start of each run. */
+const runCounter = () => {
+  const runs = new Map<string, number>()
+  return { runs, count: (key: string) => Effect.sync(() => void runs.set(key, (runs.get(key) ?? 0) + 1)) }
+}
+
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${String(i).padStart(2, "0")}`)
 
 /**
@@ -67,13 +73,13 @@ for (const backend of sqlBackends) {
           const { shared } = yield* Transactions
           const table = yield* freshTable
           const all = keys(10)
-          const runs = new Map<string, number>()
+          const { runs, count } = runCounter()
           const exits = yield* together(all, (key) =>
             Effect.exit(
               shared(
                 key,
                 Effect.gen(function* () {
-                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  yield* count(key)
                   yield* table.insertNow(`${key}-now`)
                   yield* table.insertHeld(key)
                   if (key === "k07") return yield* Effect.fail(new Undo())
@@ -137,12 +143,12 @@ for (const backend of sqlBackends) {
             const sql = yield* SqlClient.SqlClient
             const table = yield* freshTable
             const all = keys(6)
-            const runs = new Map<string, number>()
+            const { runs, count } = runCounter()
             yield* together(all, (key) =>
               shared(
                 key,
                 Effect.gen(function* () {
-                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  yield* count(key)
                   yield* table.insertNow(key)
                   if (key === "k04") {
                     yield* Effect.exit(
@@ -431,14 +437,14 @@ for (const backend of sqlBackends) {
           const all = keys(10)
           // The even ones claim a row (a guard, when run as one statement); the odd ones have no guard.
           const claiming = all.filter((_, i) => i % 2 === 0)
-          const runs = new Map<string, number>()
+          const { runs, count } = runCounter()
           const asGuards = new Set<string>()
           const exits = yield* sharedTogether(all, (key) =>
             Effect.exit(
               shared(
                 key,
                 Effect.gen(function* () {
-                  runs.set(key, (runs.get(key) ?? 0) + 1)
+                  yield* count(key)
                   const guards = yield* oneStatementGuards(sql)
                   // k04's guard claims a row that is taken: as a guard it fails the statement it is part of.
                   const claim = sql`INSERT INTO ${sql(table.name)} (id, v)
@@ -476,13 +482,13 @@ for (const backend of sqlBackends) {
               const all = keys(8)
               const guarded = new Set(["k01", "k03", "k05", "k07"])
               let cut = false
-              const runs = new Map<string, number>()
+              const { runs, count } = runCounter()
               const exits = yield* sharedTogether(all, (key) =>
                 Effect.exit(
                   shared(
                     key,
                     Effect.gen(function* () {
-                      runs.set(key, (runs.get(key) ?? 0) + 1)
+                      yield* count(key)
                       const guards = yield* oneStatementGuards(sql)
                       if (guards !== undefined && guarded.has(key)) {
                         guards.push({
@@ -535,13 +541,8 @@ for (const backend of sqlBackends) {
           const { shared } = yield* Transactions
           const table = yield* freshTable
           const first = keys(8)
-          const runs = new Map<string, number>()
-          yield* sharedTogether(first, (key) =>
-            shared(
-              key,
-              Effect.sync(() => void runs.set(key, (runs.get(key) ?? 0) + 1)).pipe(Effect.andThen(table.insertNow(key)))
-            )
-          )
+          const { runs, count } = runCounter()
+          yield* sharedTogether(first, (key) => shared(key, count(key).pipe(Effect.andThen(table.insertNow(key)))))
           assert.deepStrictEqual(yield* table.ids, first)
           assert.isAbove([...runs.values()].filter((n) => n === 2).length, 0)
           // The next ones that arrive together share a transaction: their reads see one.
