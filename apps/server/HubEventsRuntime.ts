@@ -16,6 +16,7 @@ import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventProcessor, type EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { DeliveryWakeup } from "../../core/hub/DeliveryWakeup.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { EventHandOver } from "../../core/hub/EventHandOver.ts"
 import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
 import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { OrgChatWebhooks } from "../../core/hub/OrgChatWebhooks.ts"
@@ -61,7 +62,7 @@ export interface HubEventsConfig {
  * Ingest, catalog, processing and the channels' delivery. Needs the stores (above), Registry, ServiceStore,
  * Directory, IdGenerator, Transactions, RateLimits and the channels (Mailer, ChatChannel, PushChannel). Provides
  * EventIngest, EventCatalog, EventProcessor, NotificationDeliveries, PersonNotifications, OrgChatWebhooks,
- * EventWakeup and DeliveryWakeup.
+ * EventWakeup, EventHandOver and DeliveryWakeup.
  */
 export const HubEventsLayer = (config: HubEventsConfig) => {
   const budget = {
@@ -93,14 +94,19 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
     PersonNotifications.layer(config.person)
   ).pipe(
     Layer.provideMerge(
-      Layer.mergeAll(EventCatalog.layer, EventWakeup.layer, DeliveryWakeup.layer, OrgChatWebhooks.layer(config.person))
+      Layer.mergeAll(
+        EventCatalog.layer,
+        EventHandOver.layer({ leaseMillis: config.processor?.leaseMillis }).pipe(Layer.provideMerge(EventWakeup.layer)),
+        DeliveryWakeup.layer,
+        OrgChatWebhooks.layer(config.person)
+      )
     )
   )
 }
 
 /**
- * The hub's event workers. The processor drains what is claimable, then sleeps until woken by an accept or
- * `pollMillis` pass, its passes at least `workerPassSpacingMillis` (50 ms) apart; the channels' sender runs once
+ * The hub's event workers. The processor drains what is handed over and what is claimable, then sleeps until
+ * woken by an accept or `pollMillis` pass, its passes at least `workerPassSpacingMillis` (50 ms) apart; the channels' sender runs once
  * the processor has committed a delivery due at once (DeliveryWakeup), and every `pollMillis` (retries and
  * digests come due with time). Both claim, so several servers may run side by side.
  */
@@ -111,6 +117,8 @@ export const HubEventWorkers = (pollMillis: number) =>
       const deliveries = yield* NotificationDeliveries
       const wakeup = yield* EventWakeup
       const deliveryWakeup = yield* DeliveryWakeup
+      // While this worker runs, this instance's ingest hands its notifications straight to it.
+      yield* (yield* EventHandOver).open
       const drainEvents = Effect.gen(function* () {
         // Again at once only after a full batch: one that was not full left nothing due (a claim fewer per pass).
         while ((yield* processor.runDue()) >= processor.batchSize) {

@@ -16,7 +16,8 @@ import {
   usageRefusal,
   type EventHeaders
 } from "./Events.ts"
-import { EventStore } from "./EventStore.ts"
+import { EventHandOver } from "./EventHandOver.ts"
+import { EventStore, type StoredEvent } from "./EventStore.ts"
 import { EventWakeup } from "./EventWakeup.ts"
 import { Registry } from "./Registry.ts"
 import { SigningKeyCache } from "./SigningKeyCache.ts"
@@ -63,8 +64,9 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true })
  * (400), its text and nesting storable (400); the header id against the body id (400); the catalog: type known (400 UNKNOWN_EVENT_TYPE), owned
  * by this producer (403); `data` against the type's schema (400 with details); the usage rule (400/403);
  * then insert-if-absent on (service, id): `accepted` only once the row is committed, else `duplicate`.
- * A notification is stored for the processor (EventProcessor) and wakes it; an event of any other type has
- * nothing left to do after the acknowledgement, so it is stored already processed.
+ * A notification is stored for the processor (EventProcessor) and wakes it; while this instance's processor
+ * takes hand-overs (EventHandOver) it is stored claimed and handed to it in memory. An event of any other
+ * type has nothing left to do after the acknowledgement, so it is stored already processed.
  */
 export class EventIngest extends Context.Service<
   EventIngest,
@@ -84,6 +86,7 @@ export class EventIngest extends Context.Service<
         const store = yield* EventStore
         const directory = yield* Directory
         const wakeup = yield* EventWakeup
+        const handOver = Option.getOrUndefined(yield* Effect.serviceOption(EventHandOver))
         const maxBodyBytes = config.maxBodyBytes ?? Hub.eventBodyBytes
 
         const keyCache = Option.getOrUndefined(yield* Effect.serviceOption(SigningKeyCache))
@@ -176,7 +179,7 @@ export class EventIngest extends Context.Service<
             }
           }
 
-          const inserted = yield* store.insert({
+          const stored = {
             service: producer,
             id: event.id,
             type: event.type,
@@ -184,11 +187,26 @@ export class EventIngest extends Context.Service<
             subject: event.subject,
             data: event.data,
             deliveryId: headers.delivery!,
-            receivedAt: isoAt(nowMs),
+            receivedAt: isoAt(nowMs)
+          }
+          // A notification goes to this instance's processor in memory, stored already claimed, when one is taking.
+          const claimedUntil = entry.isNotification ? handOver?.leaseFor(nowMs) : undefined
+          const inserted = yield* store.insert({
+            ...stored,
             // Only a notification has work after the acknowledgement; any other type is done once stored.
-            processed: !entry.isNotification
+            processed: !entry.isNotification,
+            claimedUntil
           })
-          if (inserted === "new" && entry.isNotification) yield* wakeup.wake
+          if (inserted === "new" && entry.isNotification) {
+            yield* claimedUntil === undefined
+              ? wakeup.wake
+              : handOver!.handOver({
+                  ...stored,
+                  status: "accepted",
+                  attempts: 1,
+                  processedAt: null
+                } satisfies StoredEvent)
+          }
           return { status: inserted === "new" ? "accepted" : "duplicate", id: event.id } satisfies IngestOutcome
         })
 

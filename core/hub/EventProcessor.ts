@@ -7,6 +7,7 @@ import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
 import { DeliveryWakeup } from "./DeliveryWakeup.ts"
 import { Directory, type Recipient, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
+import { defaultEventLeaseMillis, EventHandOver } from "./EventHandOver.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import type { Notification } from "./NotificationStore.ts"
 import { fileWithStores, NotificationFiling } from "./NotificationFiling.ts"
@@ -100,7 +101,8 @@ export const deliveriesFor = (
 /**
  * Processing after the acknowledgement (202 "handled after
  * acknowledgement"). Claims accepted events with a lease, so processors on several servers share the work
- * and a processor that dies mid-event loses nothing (the event is claimed again after the lease). A
+ * and a processor that dies mid-event loses nothing (the event is claimed again after the lease). The events
+ * this instance's ingest handed over (EventHandOver) were stored claimed: they come first, with no claim of their own. A
  * notification type is filed into the subject's feed once per event, and in the same unit of work its
  * deliveries are queued for the person's channels (DeliveryStore) and the event is finished (NotificationFiling,
  * when the server provides one; else the stores' writes in one transaction): an event
@@ -112,7 +114,7 @@ export const deliveriesFor = (
 export class EventProcessor extends Context.Service<
   EventProcessor,
   {
-    /** Processes one batch of claimed events; answers how many were claimed. */
+    /** Processes one batch: the events handed over (EventHandOver), then claimed ones; answers how many. */
     readonly runDue: () => Effect.Effect<number>
     /** The most `runDue` claims at once: a batch this full says more may be due. */
     readonly batchSize: number
@@ -132,11 +134,12 @@ export class EventProcessor extends Context.Service<
         const transactions = yield* Transactions
         const ids = yield* IdGenerator
         const deliveryWakeup = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryWakeup))
+        const handOver = Option.getOrUndefined(yield* Effect.serviceOption(EventHandOver))
         // The stores' own writes in one transaction, unless the server provides a filing of its own (one statement).
         const filing = Option.getOrElse(yield* Effect.serviceOption(NotificationFiling), () =>
           NotificationFiling.of({ file: fileWithStores({ notifications, deliveries, events: store, transactions }) })
         )
-        const leaseMillis = config.leaseMillis ?? 60_000
+        const leaseMillis = config.leaseMillis ?? defaultEventLeaseMillis
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
         const emailBatchMillis = config.emailBatchMillis ?? 300_000
@@ -315,10 +318,15 @@ export class EventProcessor extends Context.Service<
           runDue: Effect.fn("EventProcessor.runDue")(function* () {
             const now = yield* Clock.currentTimeMillis
             const nowIso = isoAt(now)
-            const claimed = yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize)
+            // What ingest handed over is already claimed by this instance; the store is asked for the rest.
+            const handed = handOver === undefined ? [] : yield* handOver.take(batchSize)
+            const claimed =
+              handed.length >= batchSize
+                ? []
+                : yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize - handed.length)
             // Claimed more often than allowed without ever failing: earlier attempts died with their
             // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
-            const live: Array<StoredEvent> = []
+            const live: Array<StoredEvent> = [...handed]
             for (const event of claimed) {
               if (event.attempts <= maxAttempts) {
                 live.push(event)
@@ -332,7 +340,7 @@ export class EventProcessor extends Context.Service<
               yield* store.finish(event.service, event.id, "failed", nowIso)
             }
             if (live.length > 0) yield* process(live, nowIso)
-            return claimed.length
+            return handed.length + claimed.length
           })
         })
       })

@@ -35,6 +35,12 @@ export interface NewEvent extends Omit<StoredEvent, "status" | "attempts" | "pro
    * `processed` at its receipt, so no processor ever claims it. Default false: stored `accepted`.
    */
   readonly processed?: boolean | undefined
+  /**
+   * Stored already claimed by the one storing it, until this instant: its first attempt counted, claimed by
+   * no processor before then (EventHandOver: ingest hands it to its own processor in memory). Ignored for an
+   * event stored `processed`.
+   */
+  readonly claimedUntil?: string | undefined
 }
 
 /** The event store port. Infrastructure failures are defects. */
@@ -43,7 +49,8 @@ export class EventStore extends Context.Service<
   {
     /**
      * Stores the event unless (service, id) is stored: `new` only once the row is committed. Atomic. Stored
-     * `accepted`, or `processed` at `receivedAt` when `processed` is set.
+     * `accepted`, or `processed` at `receivedAt` when `processed` is set; with `claimedUntil`, accepted and
+     * claimed until then (one attempt).
      */
     readonly insert: (event: NewEvent) => Effect.Effect<"new" | "duplicate">
     /**

@@ -110,6 +110,40 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("stores an event claimed by its inserter: one attempt, claimed by nobody before its lease", () =>
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const service = freshService()
+          // Leased past every claim of the other tests here, so only this test's last claim may take it.
+          const claimed = eventOf(service, { receivedAt: at(2000, 2), claimedUntil: at(2050) })
+          const open = eventOf(service, { receivedAt: at(2000, 3) })
+          const done = eventOf(service, { receivedAt: at(2000, 4), processed: true, claimedUntil: at(2050) })
+          const outcomes = yield* Effect.all([store.insert(claimed), store.insert(open), store.insert(done)], {
+            concurrency: 3
+          })
+          assert.deepStrictEqual(outcomes, ["new", "new", "new"])
+          const { claimedUntil: _claimed, ...claimedStored } = claimed
+          assert.deepStrictEqual(yield* store.find(service, claimed.id), {
+            ...claimedStored,
+            status: "accepted",
+            attempts: 1,
+            processedAt: null
+          })
+          // Stored processed, it has no lease to wait for and nothing to claim.
+          assert.strictEqual((yield* store.find(service, done.id))?.status, "processed")
+          const mine = (events: ReadonlyArray<{ readonly service: string; readonly id: string }>) =>
+            events.filter((e) => e.service === service).map((e) => e.id)
+          assert.deepStrictEqual(mine(yield* store.claim(at(2049, 59), at(2051), 5000)), [open.id])
+          // Its lease passed (the processor it was handed to died): claimed as any other, a second attempt.
+          const late = (yield* store.claim(at(2050), at(2050, 60), 5000)).filter((e) => e.service === service)
+          assert.deepStrictEqual(
+            late.map((e) => [e.id, e.attempts]),
+            [[claimed.id, 2]]
+          )
+          yield* store.finishAll([claimed, open], "processed", at(2050, 1))
+        })
+      )
+
       it.effect("1,000 concurrent inserts with 20% duplicates store each event exactly once", () =>
         Effect.gen(function* () {
           const store = yield* EventStore

@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Ref } from "effect"
+import { Clock, Effect, Exit, Layer, Ref, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { monotonicFactory } from "ulid"
 import { dataSchemaProblem, EventCatalog, isLinearPattern } from "../../core/hub/EventCatalog.ts"
 import { deliveriesFor, EventProcessor, notificationContent } from "../../core/hub/EventProcessor.ts"
-import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
+import { EventHandOver } from "../../core/hub/EventHandOver.ts"
+import { EventIngest } from "../../core/hub/EventIngest.ts"
+import { EventStore, type NewEvent, type StoredEvent } from "../../core/hub/EventStore.ts"
+import { EventWakeup } from "../../core/hub/EventWakeup.ts"
 import { DeliveryStore } from "../../core/hub/Deliveries.ts"
 import { DeliveryWakeup } from "../../core/hub/DeliveryWakeup.ts"
 import { defaultPreferences, Directory } from "../../core/hub/Directory.ts"
@@ -16,7 +19,7 @@ import {
 import { NotificationStore } from "../../core/hub/NotificationStore.ts"
 import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
 import { Registry } from "../../core/hub/Registry.ts"
-import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+import { hubEventsStack, registerProducer, signedDelivery } from "../support/HubEvents.ts"
 
 const ulid = monotonicFactory()
 
@@ -33,7 +36,7 @@ const event = (fields: Partial<NewEvent> = {}): NewEvent => ({
 })
 
 const setUp = Effect.gen(function* () {
-  yield* registerProducer("acme")
+  const signingKey = yield* registerProducer("acme")
   yield* EventCatalog.use((c) =>
     c.add({
       type: "acme.notification.created",
@@ -54,6 +57,7 @@ const setUp = Effect.gen(function* () {
       createdAt: "2026-01-01T00:00:00Z"
     })
   )
+  return signingKey
 })
 
 const stack: Layer.Layer<any, unknown> = hubEventsStack({ processor: { leaseMillis: 60_000, maxAttempts: 3 } })
@@ -182,6 +186,140 @@ describe("EventProcessor", () => {
       yield* TestClock.adjust(60_000)
       assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 0)
     }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("EventProcessor, with notifications handed over by ingest", () => {
+  /** Ingests a notification for Ada from acme, signed at the test clock's time. */
+  const ingest = (signingKey: string) =>
+    Effect.gen(function* () {
+      const id = ulid()
+      const body = JSON.stringify({
+        id,
+        type: "acme.notification.created",
+        service: "acme",
+        occurredAt: "2026-01-01T00:00:00Z",
+        subject: { email: "ada@example.com" },
+        data: { title: "Report ready" },
+        contractVersion: "v1"
+      })
+      const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const outcome = yield* EventIngest.use((i) =>
+        i.ingest(signedDelivery({ secret: signingKey, body, timestamp, eventId: id }))
+      )
+      assert.strictEqual(outcome.status, "accepted")
+      return id
+    })
+
+  /** The stack's processor over a store that counts the rows its claims return. */
+  const countingClaims = Effect.gen(function* () {
+    const store = yield* EventStore
+    const claimedRows = yield* Ref.make(0)
+    const counting = Layer.succeed(EventStore)({
+      ...store,
+      claim: (nowIso, leaseUntilIso, limit) =>
+        Effect.tap(store.claim(nowIso, leaseUntilIso, limit), (rows) => Ref.update(claimedRows, (n) => n + rows.length))
+    })
+    const processor = yield* EventProcessor.use(Effect.succeed).pipe(
+      Effect.provide(EventProcessor.layer({ leaseMillis: 60_000, maxAttempts: 3 }).pipe(Layer.provide(counting)))
+    )
+    return { processor, claimedRows }
+  })
+
+  const progress = (id: string) =>
+    Effect.map(
+      EventStore.use((store) => store.find("acme", id)),
+      (found) => [found?.status, found?.attempts]
+    )
+
+  it.effect("while the worker takes them, a notification is stored claimed and filed with no claim of its own", () =>
+    Effect.gen(function* () {
+      const signingKey = yield* setUp
+      yield* EventHandOver.use((handOver) => handOver.open)
+      const { processor, claimedRows } = yield* countingClaims
+      const id = yield* ingest(signingKey)
+      // Stored claimed by this instance, its first attempt counted: no processor elsewhere takes it meanwhile.
+      assert.deepStrictEqual(yield* progress(id), ["accepted", 1])
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual(yield* Ref.get(claimedRows), 0)
+      assert.deepStrictEqual(yield* progress(id), ["processed", 1])
+      assert.strictEqual((yield* NotificationStore.use((n) => n.feed("usr_ada", 10))).length, 1)
+    }).pipe(Effect.scoped, Effect.provide(stack))
+  )
+
+  it.effect("a hand-over lost with its processor is claimed once its lease has passed, and filed once", () =>
+    Effect.gen(function* () {
+      const signingKey = yield* setUp
+      const handOver = yield* EventHandOver
+      yield* handOver.open
+      const { processor, claimedRows } = yield* countingClaims
+      const id = yield* ingest(signingKey)
+      // The processor it was handed to dies with it in memory.
+      assert.strictEqual((yield* handOver.take(10)).length, 1)
+      assert.strictEqual(yield* processor.runDue(), 0)
+      yield* TestClock.adjust(59_999)
+      assert.strictEqual(yield* processor.runDue(), 0)
+      yield* TestClock.adjust(1)
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual(yield* Ref.get(claimedRows), 1)
+      assert.deepStrictEqual(yield* progress(id), ["processed", 2])
+      assert.strictEqual((yield* NotificationStore.use((n) => n.feed("usr_ada", 10))).length, 1)
+    }).pipe(Effect.scoped, Effect.provide(stack))
+  )
+
+  it.effect("with no worker taking them, a notification is stored unclaimed for any processor to claim", () =>
+    Effect.gen(function* () {
+      const signingKey = yield* setUp
+      const { processor, claimedRows } = yield* countingClaims
+      const id = yield* ingest(signingKey)
+      assert.deepStrictEqual(yield* progress(id), ["accepted", 0])
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual(yield* Ref.get(claimedRows), 1)
+      assert.deepStrictEqual(yield* progress(id), ["processed", 1])
+    }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("EventHandOver", () => {
+  const handedOver = (id: string): StoredEvent => ({
+    ...event({ id }),
+    status: "accepted",
+    attempts: 1,
+    processedAt: null
+  })
+  const handOverOf = (maxWaiting: number) =>
+    EventHandOver.use(Effect.succeed).pipe(
+      Effect.provide(EventHandOver.layer({ leaseMillis: 5000, maxWaiting }).pipe(Layer.provide(EventWakeup.layer)))
+    )
+
+  it.effect(
+    "leases only while a worker takes them and fewer than the most wait; hands each over once, oldest first",
+    () =>
+      Effect.gen(function* () {
+        const handOver = yield* handOverOf(2)
+        // Nobody takes them: nothing is leased, nothing kept.
+        assert.strictEqual(handOver.leaseFor(1000), undefined)
+        yield* handOver.handOver(handedOver("a"))
+        const scope = yield* Scope.make()
+        yield* handOver.open.pipe(Scope.provide(scope))
+        assert.deepStrictEqual(yield* handOver.take(10), [])
+        assert.strictEqual(handOver.leaseFor(1000), new Date(6000).toISOString())
+        yield* handOver.handOver(handedOver("b"))
+        yield* handOver.handOver(handedOver("c"))
+        // Two wait: the next is stored unclaimed, for the processors' claims.
+        assert.strictEqual(handOver.leaseFor(1000), undefined)
+        assert.deepStrictEqual(
+          (yield* handOver.take(1)).map((e) => e.id),
+          ["b"]
+        )
+        assert.strictEqual(handOver.leaseFor(2000), new Date(7000).toISOString())
+        yield* handOver.handOver(handedOver("d"))
+        // The worker stops: what it had not taken waits for its lease, and nothing more is leased.
+        yield* Scope.close(scope, Exit.void)
+        assert.strictEqual(handOver.leaseFor(2000), undefined)
+        yield* handOver.open.pipe(Scope.provide(yield* Scope.make()))
+        assert.deepStrictEqual(yield* handOver.take(10), [])
+      })
   )
 })
 

@@ -12,13 +12,14 @@ export const EventStoreMemory = Layer.sync(EventStore, () => {
       Effect.sync(() => {
         const key = keyOf(event.service, event.id)
         if (rows.has(key)) return "duplicate" as const
-        const { processed, ...stored } = structuredClone(event)
+        const { processed, claimedUntil, ...stored } = structuredClone(event)
+        const claimed = processed !== true && claimedUntil !== undefined
         rows.set(key, {
           event:
             processed === true
               ? { ...stored, status: "processed", attempts: 0, processedAt: stored.receivedAt }
-              : { ...stored, status: "accepted", attempts: 0, processedAt: null },
-          leaseUntil: null
+              : { ...stored, status: "accepted", attempts: claimed ? 1 : 0, processedAt: null },
+          leaseUntil: claimed ? claimedUntil : null
         })
         return "new" as const
       }),

@@ -64,7 +64,8 @@ export const finishEvents = (
  * DO NOTHING RETURNING`: the primary key (service, id) decides, so concurrent deliveries of one event store
  * it once and exactly one of them learns `new`, after its statement committed. Concurrent inserts share
  * one statement (WriteBatcher.ts): the batch's rows in one JSON parameter, in key order; within a batch
- * the first delivery of an event is the one that may learn `new`, its repeats are duplicates. A claim is one UPDATE over
+ * the first delivery of an event is the one that may learn `new`, its repeats are duplicates. An event
+ * stored claimed (`claimedUntil`) is written with its lease and one attempt in that same insert. A claim is one UPDATE over
  * rows locked with SKIP LOCKED, so processors on several servers never claim the same event. SQL failures
  * are defects.
  */
@@ -120,17 +121,19 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
             data: event.data ?? null,
             delivery_id: event.deliveryId,
             received_at: event.receivedAt,
-            processed: event.processed === true
+            processed: event.processed === true,
+            claimed_until: event.processed === true ? null : (event.claimedUntil ?? null)
           }))
         const inserted = yield* sql<{ readonly service: string; readonly id: string }>`
           INSERT INTO hub.events (service, id, type, occurred_at, subject_email, subject_company_id, data,
-            delivery_id, received_at, status, processed_at)
+            delivery_id, received_at, status, processed_at, lease_until, attempts)
           SELECT e.service, e.id, e.type, e.occurred_at, e.subject_email, e.subject_company_id, e.data,
             e.delivery_id, e.received_at, CASE WHEN e.processed THEN 'processed' ELSE 'accepted' END,
-            CASE WHEN e.processed THEN e.received_at END
+            CASE WHEN e.processed THEN e.received_at END, e.claimed_until,
+            CASE WHEN e.claimed_until IS NULL THEN 0 ELSE 1 END
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(service text, id text, type text,
             occurred_at text, subject_email text, subject_company_id text, data jsonb, delivery_id text,
-            received_at timestamptz, processed boolean)
+            received_at timestamptz, processed boolean, claimed_until timestamptz)
           ON CONFLICT (service, id) DO NOTHING
           RETURNING service, id`
         const fresh = new Set(inserted.map((row) => keyOf(row.service, row.id)))
