@@ -1,10 +1,11 @@
-import { Effect, Latch, Layer } from "effect"
+import { Clock, Effect, Latch, Layer } from "effect"
 import {
   ProducerOutbox,
   type OutboxEntry,
   type ProducerEvent,
   type RelayOutcome
 } from "../../core/events/ProducerOutbox.ts"
+import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { epochMs } from "../../core/kernel/Timestamp.ts"
 
 /** The outcome written over an entry: the attempt counted, the last error replaced (or cleared). */
@@ -31,6 +32,7 @@ const byId = (a: OutboxEntry, b: OutboxEntry) => (a.event.id < b.event.id ? -1 :
 export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
   const entries = new Map<string, OutboxEntry>()
   const enqueued = Latch.makeUnsafe(false)
+  const handOver = makeHandOver<OutboxEntry>({ maxWaiting: 1000 })
   const copy = (entry: OutboxEntry): OutboxEntry => structuredClone(entry)
   const isDue = (entry: OutboxEntry, nowMs: number) =>
     entry.status === "pending" && (entry.nextAttemptAt === undefined || epochMs(entry.nextAttemptAt) <= nowMs)
@@ -40,11 +42,23 @@ export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
   }
   return ProducerOutbox.of({
     enqueue: (event: ProducerEvent) =>
-      Effect.sync(() => {
-        if (entries.has(event.id)) return
-        entries.set(event.id, { event: structuredClone(event), status: "pending", attempts: 0 })
-        enqueued.openUnsafe()
-      }),
+      Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+        Effect.sync(() => {
+          if (entries.has(event.id)) return
+          const leaseUntil = handOver.leaseFor(nowMs)
+          const entry: OutboxEntry = {
+            event: structuredClone(event),
+            status: "pending",
+            attempts: 0,
+            ...(leaseUntil === undefined ? {} : { nextAttemptAt: leaseUntil })
+          }
+          entries.set(event.id, entry)
+          if (leaseUntil !== undefined) handOver.give(copy(entry))
+          enqueued.openUnsafe()
+        })
+      ),
+    openHandOver: handOver.open,
+    takeHandedOver: handOver.take,
     awaitEnqueued: (millis) =>
       enqueued.await.pipe(Effect.timeoutOption(millis), Effect.andThen(enqueued.close), Effect.asVoid),
     pending: (limit) =>

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Latch, Layer, Option, Queue, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Latch, Layer, Option, Queue, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { SqlClient, SqlSchema } from "effect/sql"
 import {
@@ -9,6 +9,7 @@ import {
   type RecordedAttempt,
   type RelayOutcome
 } from "../../core/events/ProducerOutbox.ts"
+import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
 import { TransactionsSql, writeBehind } from "./TransactionsSql.ts"
@@ -64,7 +65,8 @@ const reconnect = Schedule.exponential("100 millis").pipe(
  * and on a Postgres server a NOTIFY sent in the same transaction (so Postgres delivers it exactly at commit,
  * and never for a unit undone) wakes the relays of the other instances, each LISTENing on a connection of
  * its own. On the embedded database the in-process wake-up is all there is: it belongs to one process, and a
- * LISTEN would hold its only connection.
+ * LISTEN would hold its only connection. An event handed over to this instance's relay (`openHandOver`) is
+ * stored held until its lease's end, with no NOTIFY: no other relay may send it before then.
  */
 export const ProducerOutboxSql = (
   where: ProducerOutboxTable
@@ -80,6 +82,7 @@ export const ProducerOutboxSql = (
       const enqueued = yield* Latch.make(false)
       // An instance wakes its own relay after commit, so it ignores its own notices when they come back.
       const instance = randomUUID()
+      const handOver = makeHandOver<OutboxEntry>({ maxWaiting: 1000 })
       if (database.kind === "postgres") {
         const pg = yield* PgClient.PgClient
         const listen = Effect.scoped(
@@ -147,21 +150,36 @@ export const ProducerOutboxSql = (
       return ProducerOutbox.of({
         // Untraced: every mutation enqueues, and its write goes out with the unit's last statement anyway.
         enqueue: Effect.fnUntraced(function* (event: ProducerEvent) {
+          // Held for this instance's relay when it takes hand-overs: no other relay may claim it meanwhile.
+          const leaseUntil = handOver.leaseFor(yield* Clock.currentTimeMillis)
           const insert = sql`
-          INSERT INTO ${outbox} (id, event) VALUES (${event.id}, ${JSON.stringify(event)}::jsonb)
+          INSERT INTO ${outbox} (id, event, next_attempt_at)
+          VALUES (${event.id}, ${JSON.stringify(event)}::jsonb, ${leaseUntil ?? null}::timestamptz)
           ON CONFLICT (id) DO NOTHING
           RETURNING id`
-          // Sent with the unit's last statement. On a Postgres server the relays of every instance hear of it at
-          // commit: the notification rides in that statement, sent only when a row was added; this instance's
-          // relay is woken after the commit.
+          // Sent with the unit's last statement. Unless it is handed over, on a Postgres server the relays of
+          // every instance hear of it at commit: the notification rides in that statement, sent only when a row
+          // was added. This instance's relay is woken (and handed the event) after the commit.
           yield* writeBehind(sql, insert, {
             query: (added) =>
-              database.kind === "postgres"
+              database.kind === "postgres" && leaseUntil === undefined
                 ? sql`SELECT count(*)::integer FROM (SELECT pg_notify(${channel}, ${instance}) FROM ${added} LIMIT 1) AS n`
                 : sql`SELECT count(*)::integer FROM (SELECT FROM ${added} LIMIT 1) AS n`,
-            onValue: (added) => (added === 1 ? transactions.afterCommit(Effect.asVoid(enqueued.open)) : Effect.void)
+            onValue: (added) =>
+              added !== 1
+                ? Effect.void
+                : transactions.afterCommit(
+                    Effect.suspend(() => {
+                      if (leaseUntil !== undefined) {
+                        handOver.give({ event, status: "pending", attempts: 0, nextAttemptAt: leaseUntil })
+                      }
+                      return Effect.asVoid(enqueued.open)
+                    })
+                  )
           })
         }, Effect.orDie),
+        openHandOver: handOver.open,
+        takeHandedOver: handOver.take,
         awaitEnqueued: (millis) =>
           enqueued.await.pipe(Effect.timeoutOption(millis), Effect.andThen(enqueued.close), Effect.asVoid),
         pending: Effect.fn("ProducerOutboxSql.pending")(function* (limit: number) {

@@ -3,7 +3,7 @@ import { HubEventPublisherHttp, hubCatalogLists } from "../../adapters/http/HubE
 import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import type { IdGenerator } from "../../core/kernel/Ids.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
-import { ProducerRelay } from "../../core/events/ProducerRelay.ts"
+import { defaultRelayLeaseMillis, ProducerRelay } from "../../core/events/ProducerRelay.ts"
 import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
 
 const batchSize = 50
@@ -75,6 +75,8 @@ export const ProducerRelayWorker = <E = never, R = never>(options: {
             Effect.forever
           )
           yield* hubReady.pipe(
+            // From its first pass on, what this instance enqueues is handed to it in memory.
+            Effect.andThen(outbox.openHandOver(options.leaseMillis ?? defaultRelayLeaseMillis)),
             Effect.andThen(relayLoop),
             Effect.annotateLogs({ producer: options.service }),
             Effect.forkScoped

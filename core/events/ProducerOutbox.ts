@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Scope } from "effect"
 
 /**
  * An event for the hub, shaped as the hub's InboundEvent: `id` (a ULID, the hub's dedupe key with
@@ -91,5 +91,15 @@ export class ProducerOutbox extends Context.Service<
      * what is due after `millis` anyway (retries come due with time, and a wake-up may be lost).
      */
     readonly awaitEnqueued: (millis: number) => Effect.Effect<void>
+    /**
+     * Hand-overs to this instance's relay (core/kernel/HandOver.ts), for as long as the scope lasts: an event
+     * enqueued meanwhile is stored held by this instance until `leaseMillis` from now, and once its unit has
+     * committed it waits in memory for `takeHandedOver` (and wakes the relay), so the relay sends it without
+     * claiming it; no other instance is woken for it. A hand-over lost (a crash) is claimed by any relay once
+     * its lease has passed.
+     */
+    readonly openHandOver: (leaseMillis: number) => Effect.Effect<void, never, Scope.Scope>
+    /** Up to `limit` of the events handed over, oldest first, each as `claimDue` would have answered it. */
+    readonly takeHandedOver: (limit: number) => Effect.Effect<ReadonlyArray<OutboxEntry>>
   }
 >()("core/events/ProducerOutbox") {}

@@ -65,6 +65,9 @@ export const relayOutcome = (
   return retry(error, status, retryAfterSeconds(answer.success.retryAfter, context.nowMs))
 }
 
+/** How long a relay holds an event it claimed (or was handed) before another may send it, unless configured. */
+export const defaultRelayLeaseMillis = 5 * 60_000
+
 export interface ProducerRelayConfig {
   /** Events sent at once. Default 4. */
   readonly concurrency?: number | undefined
@@ -76,8 +79,8 @@ export interface ProducerRelayConfig {
 }
 
 /**
- * Relays a service's outbox to the hub: claims due events with a lease, publishes each through the
- * HubEventPublisher port, and records the outcomes of a pass together (`relayOutcome`, `recordAll`). An
+ * Relays a service's outbox to the hub: takes the events handed over to it (`takeHandedOver`), claims the
+ * other due events with a lease, publishes each through the HubEventPublisher port, and records the outcomes of a pass together (`relayOutcome`, `recordAll`). An
  * event is sent at least once: a relay that dies mid-send leaves it to be claimed again when its lease
  * passes, and the hub dedupes on its id.
  * A permanent refusal is logged at error level: that is the alert a 4xx raises.
@@ -99,7 +102,7 @@ const make = (config: ProducerRelayConfig) =>
     const outbox = yield* ProducerOutbox
     const publisher = yield* HubEventPublisher
     const concurrency = config.concurrency ?? 4
-    const leaseMillis = config.leaseMillis ?? 5 * 60_000
+    const leaseMillis = config.leaseMillis ?? defaultRelayLeaseMillis
 
     const relayOne = Effect.fnUntraced(function* (entry: OutboxEntry) {
       const answer = yield* Effect.result(publisher.publish(entry.event))
@@ -124,8 +127,13 @@ const make = (config: ProducerRelayConfig) =>
     /** Sends every event due now (up to `batch`); answers how many the hub acknowledged. */
     const relayDue = Effect.fn("ProducerRelay.relayDue")(function* (batch: number = 50) {
       const now = yield* Clock.currentTimeMillis
-      const claimed = yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch)
-      const attempts = yield* Effect.forEach(claimed, relayOne, { concurrency })
+      // What this instance enqueued while the relay took hand-overs is held for it already; the rest is claimed.
+      const handed = yield* outbox.takeHandedOver(batch)
+      const claimed =
+        handed.length >= batch
+          ? []
+          : yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch - handed.length)
+      const attempts = yield* Effect.forEach([...handed, ...claimed], relayOne, { concurrency })
       // The pass's outcomes written together, once every attempt has its answer. A relay that dies before
       // this leaves its events claimed: they are sent again after the lease, and the hub dedupes them.
       yield* outbox.recordAll(attempts)

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, type Scope } from "effect"
-import { isoAt } from "../kernel/Timestamp.ts"
+import { makeHandOver } from "../kernel/HandOver.ts"
 import type { StoredEvent } from "./EventStore.ts"
 import { EventWakeup } from "./EventWakeup.ts"
 
@@ -14,10 +14,10 @@ export interface EventHandOverConfig {
 }
 
 /**
- * Notifications this instance's ingest hands straight to this instance's processor. While a processor is
- * taking them (`open`, for as long as the hub's event worker runs), ingest stores a new notification already
- * claimed: leased to this instance, its first attempt counted, so no processor anywhere claims it before the
- * lease passes. Once its row has committed the event is handed over in memory and the processor woken; the
+ * Notifications this instance's ingest hands straight to this instance's processor (core/kernel/HandOver.ts).
+ * While a processor is taking them (`open`, for as long as the hub's event worker runs), ingest stores a new
+ * notification already claimed: leased to this instance, its first attempt counted, so no processor anywhere
+ * claims it before the lease passes. Once its row has committed the event is handed over in memory and the processor woken; the
  * processor files it without claiming it, one UPDATE of the event fewer than a claim would cost.
  *
  * A hand-over lost (a crash, a shutdown) costs only time: the row is an accepted event like any other, and
@@ -45,28 +45,16 @@ export class EventHandOver extends Context.Service<
       Effect.gen(function* () {
         const wakeup = yield* EventWakeup
         const leaseMillis = config.leaseMillis ?? defaultEventLeaseMillis
-        const maxWaiting = config.maxWaiting ?? 1000
-        let takers = 0
-        let waiting: Array<StoredEvent> = []
+        const handOver = makeHandOver<StoredEvent>({ maxWaiting: config.maxWaiting ?? 1000 })
         return EventHandOver.of({
-          open: Effect.acquireRelease(
-            Effect.sync(() => {
-              takers++
-            }),
-            () =>
-              Effect.sync(() => {
-                takers--
-                // Nobody will take them now: they wait for their lease, as after a crash.
-                if (takers === 0) waiting = []
-              })
-          ),
-          leaseFor: (nowMs) => (takers > 0 && waiting.length < maxWaiting ? isoAt(nowMs + leaseMillis) : undefined),
+          open: handOver.open(leaseMillis),
+          leaseFor: handOver.leaseFor,
           handOver: (event) =>
             Effect.suspend(() => {
-              if (takers > 0) waiting.push(event)
+              handOver.give(event)
               return wakeup.wake
             }),
-          take: (limit) => Effect.sync(() => waiting.splice(0, limit))
+          take: handOver.take
         })
       })
     )

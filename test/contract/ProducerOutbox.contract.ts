@@ -1,7 +1,8 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Exit, type Layer, Scope } from "effect"
 import { monotonicFactory } from "ulid"
 import { ProducerOutbox, type OutboxEntry, type ProducerEvent } from "../../core/events/ProducerOutbox.ts"
+import { epochMs, isoAt } from "../../core/kernel/Timestamp.ts"
 
 const nextId = monotonicFactory()
 
@@ -45,6 +46,44 @@ export const ProducerOutboxContract = (name: string, store: Layer.Layer<Producer
           assert.deepStrictEqual(yield* outbox.pending(1), [first])
           assert.deepStrictEqual(yield* outbox.get(first.id), { event: first, status: "pending", attempts: 0 })
           assert.isUndefined(yield* outbox.get(nextId()))
+          yield* drain
+        })
+      )
+
+      it.effect("hands an event enqueued while a relay takes hand-overs to it once, held for it until the lease", () =>
+        Effect.gen(function* () {
+          const outbox = yield* ProducerOutbox
+          yield* drain
+          const scope = yield* Scope.make()
+          yield* outbox.openHandOver(60_000).pipe(Scope.provide(scope))
+          const before = Date.now()
+          const handed = eventFor("a@example.com")
+          yield* outbox.enqueue(handed)
+          // A replay adds nothing and hands nothing more.
+          yield* outbox.enqueue(handed)
+          const taken = yield* outbox.takeHandedOver(10)
+          assert.deepStrictEqual(ids(taken), [handed.id])
+          const entry = taken[0]!
+          assert.deepStrictEqual([entry.event, entry.status, entry.attempts], [handed, "pending", 0])
+          const heldUntil = epochMs(entry.nextAttemptAt!)
+          assert.isTrue(heldUntil >= before + 60_000 && heldUntil <= Date.now() + 60_000, entry.nextAttemptAt)
+          // Stored as handed over: no relay may claim it before its lease has passed.
+          assert.deepStrictEqual(yield* outbox.get(handed.id), entry)
+          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [])
+          // Handed over and never taken: its relay died with it in memory.
+          const lost = eventFor("b@example.com")
+          yield* outbox.enqueue(lost)
+          yield* Scope.close(scope, Exit.void)
+          assert.deepStrictEqual(yield* outbox.takeHandedOver(10), [])
+          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [])
+          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(heldUntil + 1000), at(2100), 10)), [
+            handed.id,
+            lost.id
+          ])
+          // Nobody takes hand-overs any more: an event is stored due at once.
+          const plain = eventFor("c@example.com")
+          yield* outbox.enqueue(plain)
+          assert.deepStrictEqual(yield* outbox.get(plain.id), { event: plain, status: "pending", attempts: 0 })
           yield* drain
         })
       )

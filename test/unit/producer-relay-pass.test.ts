@@ -53,3 +53,57 @@ describe("a relay pass", () => {
     })
   )
 })
+
+describe("a relay pass with hand-overs", () => {
+  it.effect("sends what was handed over without claiming it, claims only the rest, and no more than a batch", () =>
+    Effect.gen(function* () {
+      const claimCalls = yield* Ref.make<ReadonlyArray<number>>([])
+      const sent = yield* Ref.make<ReadonlyArray<string>>([])
+      const publisher = Layer.succeed(HubEventPublisher)({
+        publish: (e) =>
+          Effect.as(
+            Ref.update(sent, (ids) => [...ids, e.id]),
+            { status: 202 }
+          )
+      })
+      // The memory outbox, its claims counted: how many rows each claim answered.
+      const counting = Layer.effect(ProducerOutbox)(
+        Effect.map(Effect.service(ProducerOutbox), (outbox) =>
+          ProducerOutbox.of({
+            ...outbox,
+            claimDue: (nowIso, leaseUntilIso, limit) =>
+              Effect.tap(outbox.claimDue(nowIso, leaseUntilIso, limit), (rows) =>
+                Ref.update(claimCalls, (calls) => [...calls, rows.length])
+              )
+          })
+        )
+      ).pipe(Layer.provide(ProducerOutboxMemory))
+      yield* Effect.gen(function* () {
+        const outbox = yield* ProducerOutbox
+        const relay = yield* ProducerRelay
+        // Enqueued before the relay took hand-overs: due at once, for a claim.
+        yield* outbox.enqueue(event(1))
+        yield* outbox.enqueue(event(2))
+        yield* outbox.openHandOver(60_000)
+        for (const n of [3, 4, 5]) yield* outbox.enqueue(event(n))
+        // A batch of two: both handed over, no claim at all.
+        assert.strictEqual(yield* relay.relayDue(2), 2)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [])
+        // The third handed over, then a claim for the rest of the batch: the two enqueued before.
+        assert.strictEqual(yield* relay.relayDue(50), 3)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [2])
+        assert.deepStrictEqual(
+          yield* Ref.get(sent),
+          [3, 4, 5, 1, 2].map((n) => event(n).id)
+        )
+        for (const n of [1, 2, 3, 4, 5]) assert.strictEqual((yield* outbox.get(event(n).id))?.status, "delivered")
+        assert.strictEqual(yield* relay.relayDue(50), 0)
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(
+          ProducerRelay.layer({ concurrency: 1 }).pipe(Layer.provideMerge(Layer.merge(counting, publisher)))
+        )
+      )
+    })
+  )
+})
