@@ -94,6 +94,8 @@ interface OneStatement {
   /** Each with the services of its registration (the unit's level among them, taken out when it runs). */
   readonly afterCommit: Array<{ readonly effect: Effect.Effect<void>; readonly context: Context.Context<never> }>
   spoiled: boolean
+  /** The services the unit ran with (`inner`: its own added) and those of the fiber that ran it (`outer`). */
+  ran?: { readonly outer: Context.Context<never>; readonly inner: Context.Context<never> }
 }
 
 /** Keyed like `held`: the unit run as one statement whose level it is. */
@@ -333,10 +335,15 @@ const transactionServices = (inside: Context.Context<never>, outside: Context.Co
  * fiber's services; `Effect.provideContext` would merge instead, copying every service of the request (twice
  * when services were added since its last copy), for each unit.
  */
-const withAdded = <A, E, R>(effect: Effect.Effect<A, E, R>, services: ReadonlyMap<string, unknown>) =>
+const withAdded = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  services: ReadonlyMap<string, unknown>,
+  unit?: OneStatement | undefined
+) =>
   Effect.updateContext(effect, (context: Context.Context<never>) => {
     let next = context
     for (const [key, value] of services) next = Context.addUnsafe(next, key, value)
+    if (unit !== undefined) unit.ran = { outer: context, inner: next }
     return next as Context.Context<R>
   })
 
@@ -439,10 +446,15 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       return { unit, own, level, last, services }
     }
 
-    /** The after-commit effects of a unit run as one statement, once its statement has committed. */
+    /**
+     * The after-commit effects of a unit run as one statement, once its statement has committed, each with the
+     * services of its registration without the unit's level, and nothing else.
+     */
     const afterStatement = (unit: OneStatement) =>
       Effect.suspend(() => {
-        // The services without the unit's level, made once per set of services: usually one per unit.
+        // Registered with the unit's own services (the usual case): those of the fiber that ran it, no copy made.
+        // Otherwise the registration's services without the level, made once per set of services.
+        const ran = unit.ran
         let registered: Context.Context<never> | undefined
         let outside: Context.Context<never> = Context.empty()
         return Effect.forEach(
@@ -450,9 +462,18 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
           ({ effect, context }) => {
             if (context !== registered) {
               registered = context
-              outside = Context.omit(sql.transactionService)(context) as Context.Context<never>
+              outside =
+                ran !== undefined &&
+                context === ran.inner &&
+                Context.getOrUndefined(ran.outer, sql.transactionService) === undefined
+                  ? ran.outer
+                  : (Context.omit(sql.transactionService)(context) as Context.Context<never>)
             }
-            return Effect.ignoreCause(Effect.provideContext(effect, outside), { log: "Unhandled" })
+            // In place of the services of the fiber that runs them: merging would copy every one of the request's.
+            return Effect.ignoreCause(
+              Effect.updateContext(effect, (_: Context.Context<never>) => outside),
+              { log: "Unhandled" }
+            )
           },
           { discard: true }
         )
@@ -466,7 +487,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       const run = Effect.gen(function* () {
         const connection = yield* Effect.orDie(sql.reserve)
         const { unit, own, last, services } = oneStatementUnit(connection, lock)
-        const exit = yield* Effect.exit(withAdded(effect, services))
+        const exit = yield* Effect.exit(withAdded(effect, services, unit))
         own.open = false
         const parts = unit.guards.length + own.writes.length
         if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
@@ -714,7 +735,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
               return yield* Effect.ensuring(alone, Deferred.succeed(member.finished, true))
             }
             // Added to the fiber's own services: the group's transaction, or its own unit of the group's statement.
-            const exit = yield* Effect.exit(withAdded(effect, start.services))
+            const exit = yield* Effect.exit(withAdded(effect, start.services, start.unit?.statement))
             Deferred.doneUnsafe(member.finished, Exit.succeed(Exit.isSuccess(exit)))
             const outcome = yield* Deferred.await(member.outcome)
             // A unit of the group's statement that held nothing stands whatever became of that statement.

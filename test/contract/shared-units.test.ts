@@ -374,6 +374,30 @@ for (const backend of sqlBackends) {
           assert.deepStrictEqual(seen, ["outer:a", "inner:a", "unit:a"])
         })
       )
+
+      it.effect("runs its after-commit effects outside the unit: what they write is their own, committed at once", () =>
+        Effect.gen(function* () {
+          const { afterCommit } = yield* Transactions
+          const table = yield* freshTable
+          const inUnit: Array<boolean> = []
+          yield* alone(
+            Effect.andThen(
+              table.insertHeld("a"),
+              afterCommit(
+                Effect.orDie(
+                  Effect.gen(function* () {
+                    const services = yield* Effect.context<never>()
+                    inUnit.push(Context.getOrUndefined(services, table.sql.transactionService) !== undefined)
+                    yield* table.insertNow("b")
+                  })
+                )
+              )
+            )
+          )
+          assert.deepStrictEqual(inUnit, [false])
+          assert.deepStrictEqual(yield* table.ids, ["a", "b"])
+        })
+      )
     }))
 }
 
