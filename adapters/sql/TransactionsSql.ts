@@ -91,11 +91,23 @@ export interface Guard {
  */
 interface OneStatement {
   readonly guards: Array<Guard>
-  /** Each with the services of its registration (the unit's level among them, taken out when it runs). */
-  readonly afterCommit: Array<{ readonly effect: Effect.Effect<void>; readonly context: Context.Context<never> }>
+  /**
+   * Each with the services of its registration (the unit's level among them, taken out when it runs); those
+   * registered by a held write's read-back (at the level of the unit's statement) with the services of the fiber
+   * that ran the unit (`undefined` here).
+   */
+  readonly afterCommit: Array<{
+    readonly effect: Effect.Effect<void>
+    readonly context: Context.Context<never> | undefined
+  }>
+  /** The level its statement is sent at, after its end (its held writes' read-backs see this one). */
+  last?: SqlClient.TransactionConnection.Service
   spoiled: boolean
-  /** The services the unit ran with (`inner`: its own added) and those of the fiber that ran it (`outer`). */
-  ran?: { readonly outer: Context.Context<never>; readonly inner: Context.Context<never> }
+  /**
+   * The services of the fiber that ran the unit (`outer`: never inside a unit, as a unit run as one statement
+   * begins only outside one) and those the unit ran with (`inner`: the unit's own added), once it has begun.
+   */
+  ran: { readonly outer: Context.Context<never>; readonly inner: Context.Context<never> }
 }
 
 /** Keyed like `held`: the unit run as one statement whose level it is. */
@@ -114,10 +126,15 @@ const oneStatementOf = (sql: SqlClient.SqlClient, context: Context.Context<never
  */
 export const afterUnitCommit = <R>(sql: SqlClient.SqlClient, effect: Effect.Effect<void, never, R>) =>
   Effect.withFiber<void, never, R>((fiber) => {
-    const unit = oneStatementOf(sql, fiber.context)
+    const level = Context.getOrUndefined(fiber.context, sql.transactionService)
+    const unit = level === undefined ? undefined : oneStatements.get(level)
     if (unit === undefined) return sql.afterCommit(effect)
-    // Runs once the unit's statement has committed, with the services of now, without the unit's level.
-    unit.afterCommit.push({ effect: effect as Effect.Effect<void>, context: fiber.context })
+    // Runs once the unit's statement has committed, with the services of now without the unit's level; from a
+    // held write's read-back, with those of the fiber that ran the unit.
+    unit.afterCommit.push({
+      effect: effect as Effect.Effect<void>,
+      context: level === unit.last ? undefined : fiber.context
+    })
     return Effect.void
   })
 
@@ -431,10 +448,16 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      * level its statement is sent at, on the connection itself (its after-commit effects wait for it still).
      */
     const oneStatementUnit = (connection: SqlConnection.Connection, lock: string) => {
-      const unit: OneStatement = { guards: [], afterCommit: [], spoiled: false }
+      const unit: OneStatement = {
+        guards: [],
+        afterCommit: [],
+        spoiled: false,
+        ran: { outer: Context.empty(), inner: Context.empty() }
+      }
       const own: HeldWrites = { writes: [], open: true }
       const level: SqlClient.TransactionConnection.Service = [readsOnly(connection, unit), 0]
       const last: SqlClient.TransactionConnection.Service = [connection, 0]
+      unit.last = last
       held.set(level, own)
       oneStatements.set(level, unit)
       oneStatements.set(last, unit)
@@ -452,21 +475,20 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      */
     const afterStatement = (unit: OneStatement) =>
       Effect.suspend(() => {
-        // Registered with the unit's own services (the usual case): those of the fiber that ran it, no copy made.
-        // Otherwise the registration's services without the level, made once per set of services.
-        const ran = unit.ran
-        let registered: Context.Context<never> | undefined
-        let outside: Context.Context<never> = Context.empty()
+        // Registered with the unit's own services (the usual case) or by a held write's read-back: those of the
+        // fiber that ran it, no copy made. Otherwise the registration's services without the level, made once per
+        // set of services.
+        const { outer, inner } = unit.ran
+        let registered: Context.Context<never> | undefined | null = null
+        let outside: Context.Context<never> = outer
         return Effect.forEach(
           unit.afterCommit,
           ({ effect, context }) => {
             if (context !== registered) {
               registered = context
               outside =
-                ran !== undefined &&
-                context === ran.inner &&
-                Context.getOrUndefined(ran.outer, sql.transactionService) === undefined
-                  ? ran.outer
+                context === undefined || context === inner
+                  ? outer
                   : (Context.omit(sql.transactionService)(context) as Context.Context<never>)
             }
             // In place of the services of the fiber that runs them: merging would copy every one of the request's.
