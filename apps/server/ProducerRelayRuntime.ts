@@ -86,6 +86,8 @@ export const ProducerRelayWorker = <E = never, R = never>(options: {
         Layer.provide(
           ProducerRelay.layer({
             leaseMillis: options.leaseMillis,
+            // While events are handed over, retries and a crashed relay's events are looked for once a poll.
+            claimEveryMillis: options.pollMillis,
             concurrency: relayConcurrency(options.publisher !== undefined)
           })
         ),

@@ -198,7 +198,12 @@ export const makeServer = (options: ServerOptions) => {
       publicUrl: hubPublic,
       events: {
         quota: { limit: config.hubEventsPerMinute, windowMillis: 60_000 },
-        processor: { leaseMillis: config.hubEventLeaseMillis, emailBatchMillis: config.hubEmailBatchMillis },
+        processor: {
+          leaseMillis: config.hubEventLeaseMillis,
+          emailBatchMillis: config.hubEmailBatchMillis,
+          // While accepts are handed over, other instances' events and those of a crashed one are looked for once a poll.
+          claimEveryMillis: config.hubWorkerPollMillis
+        },
         deliveryRetrySchedule: config.hubDeliveryRetrySchedule
       },
       signIn: {

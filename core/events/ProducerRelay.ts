@@ -76,6 +76,12 @@ export interface ProducerRelayConfig {
    * (batch / concurrency × the publisher's timeout); default 5 minutes.
    */
   readonly leaseMillis?: number | undefined
+  /**
+   * While events are handed over, how seldom the outbox is also asked for other due events (a retry come due,
+   * an event a crashed relay held): a pass with events handed over claims only if this long has passed since
+   * the last claim. A pass with none handed over always claims. Default 0: every pass claims.
+   */
+  readonly claimEveryMillis?: number | undefined
 }
 
 /**
@@ -103,6 +109,8 @@ const make = (config: ProducerRelayConfig) =>
     const publisher = yield* HubEventPublisher
     const concurrency = config.concurrency ?? 4
     const leaseMillis = config.leaseMillis ?? defaultRelayLeaseMillis
+    const claimEveryMillis = config.claimEveryMillis ?? 0
+    let lastClaimAt = Number.NEGATIVE_INFINITY
 
     const relayOne = Effect.fnUntraced(function* (entry: OutboxEntry) {
       const answer = yield* Effect.result(publisher.publish(entry.event))
@@ -129,10 +137,9 @@ const make = (config: ProducerRelayConfig) =>
       const now = yield* Clock.currentTimeMillis
       // What this instance enqueued while the relay took hand-overs is held for it already; the rest is claimed.
       const handed = yield* outbox.takeHandedOver(batch)
-      const claimed =
-        handed.length >= batch
-          ? []
-          : yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch - handed.length)
+      const claims = handed.length < batch && (handed.length === 0 || now - lastClaimAt >= claimEveryMillis)
+      if (claims) lastClaimAt = now
+      const claimed = claims ? yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch - handed.length) : []
       const attempts = yield* Effect.forEach([...handed, ...claimed], relayOne, { concurrency })
       // The pass's outcomes written together, once every attempt has its answer. A relay that dies before
       // this leaves its events claimed: they are sent again after the lease, and the hub dedupes them.

@@ -59,6 +59,12 @@ export interface EventProcessorConfig {
   readonly maxAttempts?: number | undefined
   /** How long a digest waits for more notifications (`HUB_EMAIL_BATCH_MS`). Default 5 minutes. */
   readonly emailBatchMillis?: number | undefined
+  /**
+   * While events are handed over (EventHandOver), how seldom the store is also asked for other accepted ones
+   * (another instance's, one whose processor died): a batch with events handed over claims only if this long
+   * has passed since the last claim. A batch with none handed over always claims. Default 0: every batch claims.
+   */
+  readonly claimEveryMillis?: number | undefined
 }
 
 /**
@@ -143,6 +149,8 @@ export class EventProcessor extends Context.Service<
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
         const emailBatchMillis = config.emailBatchMillis ?? 300_000
+        const claimEveryMillis = config.claimEveryMillis ?? 0
+        let lastClaimAt = Number.NEGATIVE_INFINITY
 
         /** One notification to file: the event, whom it is for, and what it shows. */
         interface Planned {
@@ -320,10 +328,11 @@ export class EventProcessor extends Context.Service<
             const nowIso = isoAt(now)
             // What ingest handed over is already claimed by this instance; the store is asked for the rest.
             const handed = handOver === undefined ? [] : yield* handOver.take(batchSize)
-            const claimed =
-              handed.length >= batchSize
-                ? []
-                : yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize - handed.length)
+            const claims = handed.length < batchSize && (handed.length === 0 || now - lastClaimAt >= claimEveryMillis)
+            if (claims) lastClaimAt = now
+            const claimed = claims
+              ? yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize - handed.length)
+              : []
             // Claimed more often than allowed without ever failing: earlier attempts died with their
             // processor (a crash, a restart mid-event). Kept and logged rather than retried forever.
             const live: Array<StoredEvent> = [...handed]

@@ -211,20 +211,29 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
       return id
     })
 
-  /** The stack's processor over a store that counts the rows its claims return. */
-  const countingClaims = Effect.gen(function* () {
-    const store = yield* EventStore
-    const claimedRows = yield* Ref.make(0)
-    const counting = Layer.succeed(EventStore)({
-      ...store,
-      claim: (nowIso, leaseUntilIso, limit) =>
-        Effect.tap(store.claim(nowIso, leaseUntilIso, limit), (rows) => Ref.update(claimedRows, (n) => n + rows.length))
+  /** The stack's processor over a store that counts its claims and the rows they return. */
+  const countingClaims = (claimEveryMillis?: number) =>
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const claimedRows = yield* Ref.make(0)
+      const claims = yield* Ref.make(0)
+      const counting = Layer.succeed(EventStore)({
+        ...store,
+        claim: (nowIso, leaseUntilIso, limit) =>
+          Effect.tap(store.claim(nowIso, leaseUntilIso, limit), (rows) =>
+            Effect.andThen(
+              Ref.update(claimedRows, (n) => n + rows.length),
+              Ref.update(claims, (n) => n + 1)
+            )
+          )
+      })
+      const processor = yield* EventProcessor.use(Effect.succeed).pipe(
+        Effect.provide(
+          EventProcessor.layer({ leaseMillis: 60_000, maxAttempts: 3, claimEveryMillis }).pipe(Layer.provide(counting))
+        )
+      )
+      return { processor, claimedRows, claims }
     })
-    const processor = yield* EventProcessor.use(Effect.succeed).pipe(
-      Effect.provide(EventProcessor.layer({ leaseMillis: 60_000, maxAttempts: 3 }).pipe(Layer.provide(counting)))
-    )
-    return { processor, claimedRows }
-  })
 
   const progress = (id: string) =>
     Effect.map(
@@ -236,7 +245,7 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
     Effect.gen(function* () {
       const signingKey = yield* setUp
       yield* EventHandOver.use((handOver) => handOver.open)
-      const { processor, claimedRows } = yield* countingClaims
+      const { processor, claimedRows } = yield* countingClaims()
       const id = yield* ingest(signingKey)
       // Stored claimed by this instance, its first attempt counted: no processor elsewhere takes it meanwhile.
       assert.deepStrictEqual(yield* progress(id), ["accepted", 1])
@@ -252,7 +261,7 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
       const signingKey = yield* setUp
       const handOver = yield* EventHandOver
       yield* handOver.open
-      const { processor, claimedRows } = yield* countingClaims
+      const { processor, claimedRows } = yield* countingClaims()
       const id = yield* ingest(signingKey)
       // The processor it was handed to dies with it in memory.
       assert.strictEqual((yield* handOver.take(10)).length, 1)
@@ -267,10 +276,29 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
     }).pipe(Effect.scoped, Effect.provide(stack))
   )
 
+  it.effect("while notifications are handed over, the store is asked for others once an interval", () =>
+    Effect.gen(function* () {
+      const signingKey = yield* setUp
+      yield* EventHandOver.use((handOver) => handOver.open)
+      const { processor, claims } = yield* countingClaims(1000)
+      for (const wait of [0, 999, 1]) {
+        yield* TestClock.adjust(wait)
+        yield* ingest(signingKey)
+        assert.strictEqual(yield* processor.runDue(), 1)
+      }
+      // The first batch claimed, the second (within the interval) did not, the third (after it) did.
+      assert.strictEqual(yield* Ref.get(claims), 2)
+      // A batch with nothing handed over always claims.
+      assert.strictEqual(yield* processor.runDue(), 0)
+      assert.strictEqual(yield* Ref.get(claims), 3)
+      assert.strictEqual((yield* NotificationStore.use((n) => n.feed("usr_ada", 10))).length, 3)
+    }).pipe(Effect.scoped, Effect.provide(stack))
+  )
+
   it.effect("with no worker taking them, a notification is stored unclaimed for any processor to claim", () =>
     Effect.gen(function* () {
       const signingKey = yield* setUp
-      const { processor, claimedRows } = yield* countingClaims
+      const { processor, claimedRows } = yield* countingClaims()
       const id = yield* ingest(signingKey)
       assert.deepStrictEqual(yield* progress(id), ["accepted", 0])
       assert.strictEqual(yield* processor.runDue(), 1)

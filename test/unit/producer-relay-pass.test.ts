@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Exit, Layer, Ref, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { relayConcurrency } from "../../apps/server/ProducerRelayRuntime.ts"
 import { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
@@ -102,6 +103,69 @@ describe("a relay pass with hand-overs", () => {
         Effect.scoped,
         Effect.provide(
           ProducerRelay.layer({ concurrency: 1 }).pipe(Layer.provideMerge(Layer.merge(counting, publisher)))
+        )
+      )
+    })
+  )
+})
+
+describe("a relay pass with hand-overs, claiming once a poll", () => {
+  it.effect("claims with hand-overs only once the interval has passed, and always in a pass with none", () =>
+    Effect.gen(function* () {
+      const claimCalls = yield* Ref.make<ReadonlyArray<number>>([])
+      const sent = yield* Ref.make<ReadonlyArray<string>>([])
+      const publisher = Layer.succeed(HubEventPublisher)({
+        publish: (e) =>
+          Effect.as(
+            Ref.update(sent, (ids) => [...ids, e.id]),
+            { status: 202 }
+          )
+      })
+      const counting = Layer.effect(ProducerOutbox)(
+        Effect.map(Effect.service(ProducerOutbox), (outbox) =>
+          ProducerOutbox.of({
+            ...outbox,
+            claimDue: (nowIso, leaseUntilIso, limit) =>
+              Effect.tap(outbox.claimDue(nowIso, leaseUntilIso, limit), (rows) =>
+                Ref.update(claimCalls, (calls) => [...calls, rows.length])
+              )
+          })
+        )
+      ).pipe(Layer.provide(ProducerOutboxMemory))
+      yield* Effect.gen(function* () {
+        const outbox = yield* ProducerOutbox
+        const relay = yield* ProducerRelay
+        // Handed over to a relay that dies with it: held for its lease.
+        const dead = yield* Scope.make()
+        yield* outbox.openHandOver(60_000).pipe(Scope.provide(dead))
+        yield* outbox.enqueue(event(1))
+        yield* Scope.close(dead, Exit.void)
+        yield* outbox.openHandOver(60_000)
+        yield* outbox.enqueue(event(2))
+        // The first pass claims (nothing is due: the lost one is held), the next within the second does not.
+        assert.strictEqual(yield* relay.relayDue(50), 1)
+        yield* outbox.enqueue(event(3))
+        yield* TestClock.adjust(999)
+        assert.strictEqual(yield* relay.relayDue(50), 1)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [0])
+        // Once the lost one's lease has passed, the next pass with hand-overs claims it too.
+        yield* TestClock.adjust(60_000)
+        yield* outbox.enqueue(event(4))
+        assert.strictEqual(yield* relay.relayDue(50), 2)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [0, 1])
+        // A pass with nothing handed over always claims.
+        assert.strictEqual(yield* relay.relayDue(50), 0)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [0, 1, 0])
+        assert.deepStrictEqual(
+          yield* Ref.get(sent),
+          [2, 3, 4, 1].map((n) => event(n).id)
+        )
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(
+          ProducerRelay.layer({ concurrency: 1, claimEveryMillis: 1000 }).pipe(
+            Layer.provideMerge(Layer.merge(counting, publisher))
+          )
         )
       )
     })
