@@ -106,9 +106,9 @@ export const HubEventsLayer = (config: HubEventsConfig) => {
 
 /**
  * The hub's event workers. The processor drains what is handed over and what is claimable, then sleeps until
- * woken by an accept or `pollMillis` pass, its passes at least `workerPassSpacingMillis` (50 ms) apart; the channels' sender runs once
- * the processor has committed a delivery due at once (DeliveryWakeup), and every `pollMillis` (retries and
- * digests come due with time). Both claim, so several servers may run side by side.
+ * woken by an accept or `pollMillis` pass, its passes at least `workerPassSpacingMillis` (50 ms) apart; the
+ * channels' sender runs once the processor has committed a delivery due at once (DeliveryWakeup), and every
+ * `pollMillis` (retries and digests come due with time). Both claim, so several servers may run side by side.
  */
 export const HubEventWorkers = (pollMillis: number) =>
   Layer.effectDiscard(

@@ -201,7 +201,7 @@ export const makeServer = (options: ServerOptions) => {
         processor: {
           leaseMillis: config.hubEventLeaseMillis,
           emailBatchMillis: config.hubEmailBatchMillis,
-          // While accepts are handed over, other instances' events and those of a crashed one are looked for once a poll.
+          // While accepts are handed over, other servers' events and a crashed one's are looked for once a poll.
           claimEveryMillis: config.hubWorkerPollMillis
         },
         deliveryRetrySchedule: config.hubDeliveryRetrySchedule

@@ -86,9 +86,9 @@ export interface ProducerRelayConfig {
 
 /**
  * Relays a service's outbox to the hub: takes the events handed over to it (`takeHandedOver`), claims the
- * other due events with a lease, publishes each through the HubEventPublisher port, and records the outcomes of a pass together (`relayOutcome`, `recordAll`). An
- * event is sent at least once: a relay that dies mid-send leaves it to be claimed again when its lease
- * passes, and the hub dedupes on its id.
+ * other due events with a lease, publishes each through the HubEventPublisher port, and records the outcomes
+ * of a pass together (`relayOutcome`, `recordAll`). An event is sent at least once: a relay that dies
+ * mid-send leaves it to be claimed again when its lease passes, and the hub dedupes on its id.
  * A permanent refusal is logged at error level: that is the alert a 4xx raises.
  */
 export class ProducerRelay extends Context.Service<

@@ -9,7 +9,7 @@ export const defaultEventLeaseMillis = 60_000
 export interface EventHandOverConfig {
   /** The lease an event is stored with when it is handed over: the processor's own. Default 60 s. */
   readonly leaseMillis?: number | undefined
-  /** Events handed over and not yet taken, at most; past that, new events are stored for any processor. Default 1,000. */
+  /** Events handed over and not yet taken, at most; past that, new ones are stored for any processor. Default 1,000. */
   readonly maxWaiting?: number | undefined
 }
 
@@ -17,8 +17,9 @@ export interface EventHandOverConfig {
  * Notifications this instance's ingest hands straight to this instance's processor (core/kernel/HandOver.ts).
  * While a processor is taking them (`open`, for as long as the hub's event worker runs), ingest stores a new
  * notification already claimed: leased to this instance, its first attempt counted, so no processor anywhere
- * claims it before the lease passes. Once its row has committed the event is handed over in memory and the processor woken; the
- * processor files it without claiming it, one UPDATE of the event fewer than a claim would cost.
+ * claims it before the lease passes. Once its row has committed the event is handed over in memory and the
+ * processor woken; the processor files it without claiming it, one UPDATE of the event fewer than a claim
+ * would cost.
  *
  * A hand-over lost (a crash, a shutdown) costs only time: the row is an accepted event like any other, and
  * once its lease passes any processor claims it, counting a second attempt. When too many wait (a processor

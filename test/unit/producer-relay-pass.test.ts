@@ -55,31 +55,48 @@ describe("a relay pass", () => {
   )
 })
 
+/**
+ * `body` with a relay (`config`) over the memory outbox, whose claims are counted (how many rows each answered),
+ * and a hub that acknowledges every event and keeps the ids it was sent.
+ */
+const withCountingRelay = <A, E>(
+  config: Parameters<typeof ProducerRelay.layer>[0],
+  body: (counted: {
+    readonly claimCalls: Ref.Ref<ReadonlyArray<number>>
+    readonly sent: Ref.Ref<ReadonlyArray<string>>
+  }) => Effect.Effect<A, E, ProducerOutbox | ProducerRelay | Scope.Scope>
+) =>
+  Effect.gen(function* () {
+    const claimCalls = yield* Ref.make<ReadonlyArray<number>>([])
+    const sent = yield* Ref.make<ReadonlyArray<string>>([])
+    const publisher = Layer.succeed(HubEventPublisher)({
+      publish: (e) =>
+        Effect.as(
+          Ref.update(sent, (ids) => [...ids, e.id]),
+          { status: 202 }
+        )
+    })
+    const counting = Layer.effect(ProducerOutbox)(
+      Effect.map(Effect.service(ProducerOutbox), (outbox) =>
+        ProducerOutbox.of({
+          ...outbox,
+          claimDue: (nowIso, leaseUntilIso, limit) =>
+            Effect.tap(outbox.claimDue(nowIso, leaseUntilIso, limit), (rows) =>
+              Ref.update(claimCalls, (calls) => [...calls, rows.length])
+            )
+        })
+      )
+    ).pipe(Layer.provide(ProducerOutboxMemory))
+    return yield* body({ claimCalls, sent }).pipe(
+      Effect.scoped,
+      Effect.provide(ProducerRelay.layer(config).pipe(Layer.provideMerge(Layer.merge(counting, publisher))))
+    )
+  })
+
 describe("a relay pass with hand-overs", () => {
   it.effect("sends what was handed over without claiming it, claims only the rest, and no more than a batch", () =>
-    Effect.gen(function* () {
-      const claimCalls = yield* Ref.make<ReadonlyArray<number>>([])
-      const sent = yield* Ref.make<ReadonlyArray<string>>([])
-      const publisher = Layer.succeed(HubEventPublisher)({
-        publish: (e) =>
-          Effect.as(
-            Ref.update(sent, (ids) => [...ids, e.id]),
-            { status: 202 }
-          )
-      })
-      // The memory outbox, its claims counted: how many rows each claim answered.
-      const counting = Layer.effect(ProducerOutbox)(
-        Effect.map(Effect.service(ProducerOutbox), (outbox) =>
-          ProducerOutbox.of({
-            ...outbox,
-            claimDue: (nowIso, leaseUntilIso, limit) =>
-              Effect.tap(outbox.claimDue(nowIso, leaseUntilIso, limit), (rows) =>
-                Ref.update(claimCalls, (calls) => [...calls, rows.length])
-              )
-          })
-        )
-      ).pipe(Layer.provide(ProducerOutboxMemory))
-      yield* Effect.gen(function* () {
+    withCountingRelay({ concurrency: 1 }, ({ claimCalls, sent }) =>
+      Effect.gen(function* () {
         const outbox = yield* ProducerOutbox
         const relay = yield* ProducerRelay
         // Enqueued before the relay took hand-overs: due at once, for a claim.
@@ -99,40 +116,15 @@ describe("a relay pass with hand-overs", () => {
         )
         for (const n of [1, 2, 3, 4, 5]) assert.strictEqual((yield* outbox.get(event(n).id))?.status, "delivered")
         assert.strictEqual(yield* relay.relayDue(50), 0)
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(
-          ProducerRelay.layer({ concurrency: 1 }).pipe(Layer.provideMerge(Layer.merge(counting, publisher)))
-        )
-      )
-    })
+      })
+    )
   )
 })
 
 describe("a relay pass with hand-overs, claiming once a poll", () => {
   it.effect("claims with hand-overs only once the interval has passed, and always in a pass with none", () =>
-    Effect.gen(function* () {
-      const claimCalls = yield* Ref.make<ReadonlyArray<number>>([])
-      const sent = yield* Ref.make<ReadonlyArray<string>>([])
-      const publisher = Layer.succeed(HubEventPublisher)({
-        publish: (e) =>
-          Effect.as(
-            Ref.update(sent, (ids) => [...ids, e.id]),
-            { status: 202 }
-          )
-      })
-      const counting = Layer.effect(ProducerOutbox)(
-        Effect.map(Effect.service(ProducerOutbox), (outbox) =>
-          ProducerOutbox.of({
-            ...outbox,
-            claimDue: (nowIso, leaseUntilIso, limit) =>
-              Effect.tap(outbox.claimDue(nowIso, leaseUntilIso, limit), (rows) =>
-                Ref.update(claimCalls, (calls) => [...calls, rows.length])
-              )
-          })
-        )
-      ).pipe(Layer.provide(ProducerOutboxMemory))
-      yield* Effect.gen(function* () {
+    withCountingRelay({ concurrency: 1, claimEveryMillis: 1000 }, ({ claimCalls, sent }) =>
+      Effect.gen(function* () {
         const outbox = yield* ProducerOutbox
         const relay = yield* ProducerRelay
         // Handed over to a relay that dies with it: held for its lease.
@@ -160,14 +152,7 @@ describe("a relay pass with hand-overs, claiming once a poll", () => {
           yield* Ref.get(sent),
           [2, 3, 4, 1].map((n) => event(n).id)
         )
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(
-          ProducerRelay.layer({ concurrency: 1, claimEveryMillis: 1000 }).pipe(
-            Layer.provideMerge(Layer.merge(counting, publisher))
-          )
-        )
-      )
-    })
+      })
+    )
   )
 })
