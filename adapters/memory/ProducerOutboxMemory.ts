@@ -32,7 +32,20 @@ const byId = (a: OutboxEntry, b: OutboxEntry) => (a.event.id < b.event.id ? -1 :
 export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
   const entries = new Map<string, OutboxEntry>()
   const enqueued = Latch.makeUnsafe(false)
-  const handOver = makeHandOver<OutboxEntry>({ maxWaiting: 1000 })
+  // Given back at a shutdown: due at once again.
+  const handOver = makeHandOver<OutboxEntry>({
+    maxWaiting: 1000,
+    release: (given) =>
+      Effect.sync(() => {
+        for (const { event } of given) {
+          const entry = entries.get(event.id)
+          if (entry === undefined || entry.status !== "pending" || entry.attempts !== 0) continue
+          const { nextAttemptAt: _held, ...due } = entry
+          entries.set(event.id, due)
+        }
+        enqueued.openUnsafe()
+      })
+  })
   const copy = (entry: OutboxEntry): OutboxEntry => structuredClone(entry)
   const isDue = (entry: OutboxEntry, nowMs: number) =>
     entry.status === "pending" && (entry.nextAttemptAt === undefined || epochMs(entry.nextAttemptAt) <= nowMs)
@@ -44,7 +57,7 @@ export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
     enqueue: (event: ProducerEvent) =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
         Effect.sync(() => {
-          if (entries.has(event.id)) return
+          if (entries.has(event.id)) return undefined
           const leaseUntil = handOver.leaseFor(nowMs)
           const entry: OutboxEntry = {
             event: structuredClone(event),
@@ -53,9 +66,13 @@ export const ProducerOutboxMemory = Layer.sync(ProducerOutbox, () => {
             ...(leaseUntil === undefined ? {} : { nextAttemptAt: leaseUntil })
           }
           entries.set(event.id, entry)
-          if (leaseUntil !== undefined) handOver.give(copy(entry))
           enqueued.openUnsafe()
+          return entry
         })
+      ).pipe(
+        Effect.flatMap((entry) =>
+          entry === undefined || entry.nextAttemptAt === undefined ? Effect.void : handOver.give(copy(entry))
+        )
       ),
     openHandOver: handOver.open,
     takeHandedOver: handOver.take,

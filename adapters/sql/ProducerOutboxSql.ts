@@ -82,7 +82,23 @@ export const ProducerOutboxSql = (
       const enqueued = yield* Latch.make(false)
       // An instance wakes its own relay after commit, so it ignores its own notices when they come back.
       const instance = randomUUID()
-      const handOver = makeHandOver<OutboxEntry>({ maxWaiting: 1000 })
+      // Given back at a shutdown: due at once again, and the relays of the other instances told.
+      const handOver = makeHandOver<OutboxEntry>({
+        maxWaiting: 1000,
+        release: (entries) => {
+          const released = sql`UPDATE ${outbox} SET next_attempt_at = NULL
+            WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(entries.map((e) => e.event.id))}::jsonb))
+              AND delivered_at IS NULL AND failed_at IS NULL AND attempts = 0
+            RETURNING id`
+          return Effect.orDie(
+            database.kind === "postgres"
+              ? sql`WITH r AS (${released}) SELECT pg_notify(${channel}, ${instance}) FROM r LIMIT 1`.pipe(
+                  Effect.asVoid
+                )
+              : Effect.asVoid(released)
+          )
+        }
+      })
       if (database.kind === "postgres") {
         const pg = yield* PgClient.PgClient
         const listen = Effect.scoped(
@@ -169,12 +185,12 @@ export const ProducerOutboxSql = (
               added !== 1
                 ? Effect.void
                 : transactions.afterCommit(
-                    Effect.suspend(() => {
-                      if (leaseUntil !== undefined) {
-                        handOver.give({ event, status: "pending", attempts: 0, nextAttemptAt: leaseUntil })
-                      }
-                      return Effect.asVoid(enqueued.open)
-                    })
+                    Effect.andThen(
+                      leaseUntil === undefined
+                        ? Effect.void
+                        : handOver.give({ event, status: "pending", attempts: 0, nextAttemptAt: leaseUntil }),
+                      enqueued.open
+                    )
                   )
           })
         }, Effect.orDie),

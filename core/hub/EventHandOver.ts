@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, type Scope } from "effect"
 import { makeHandOver } from "../kernel/HandOver.ts"
-import type { StoredEvent } from "./EventStore.ts"
+import { EventStore, type StoredEvent } from "./EventStore.ts"
 import { EventWakeup } from "./EventWakeup.ts"
 
 /** How long a processor holds an event it claimed before another may take it, unless configured. */
@@ -21,8 +21,9 @@ export interface EventHandOverConfig {
  * processor woken; the processor files it without claiming it, one UPDATE of the event fewer than a claim
  * would cost.
  *
- * A hand-over lost (a crash, a shutdown) costs only time: the row is an accepted event like any other, and
- * once its lease passes any processor claims it, counting a second attempt. When too many wait (a processor
+ * When the worker stops (a shutdown), what it had not taken is given back to the store, unclaimed, for any
+ * processor at once. A hand-over lost to a crash costs only time: the row is an accepted event like any other,
+ * and once its lease passes any processor claims it, counting a second attempt. When too many wait (a processor
  * slower than the ingest for a while), new events are stored unclaimed and the processors claim them as
  * before, so memory stays bounded. An event kept past its lease before it is taken may also be claimed by
  * another processor; filing it twice files it once (a notification per event).
@@ -30,7 +31,7 @@ export interface EventHandOverConfig {
 export class EventHandOver extends Context.Service<
   EventHandOver,
   {
-    /** Takes hand-overs for as long as the scope lasts; what is left untaken at its end is claimed after its lease. */
+    /** Takes hand-overs for as long as the scope lasts; what is left untaken at its end goes back to the store. */
     readonly open: Effect.Effect<void, never, Scope.Scope>
     /** The lease to store a new notification with, or undefined: store it unclaimed, for any processor's claim. */
     readonly leaseFor: (nowMs: number) => string | undefined
@@ -45,16 +46,16 @@ export class EventHandOver extends Context.Service<
       EventHandOver,
       Effect.gen(function* () {
         const wakeup = yield* EventWakeup
+        const store = yield* EventStore
         const leaseMillis = config.leaseMillis ?? defaultEventLeaseMillis
-        const handOver = makeHandOver<StoredEvent>({ maxWaiting: config.maxWaiting ?? 1000 })
+        const handOver = makeHandOver<StoredEvent>({
+          maxWaiting: config.maxWaiting ?? 1000,
+          release: (events) => store.release(events.map(({ service, id }) => ({ service, id })))
+        })
         return EventHandOver.of({
           open: handOver.open(leaseMillis),
           leaseFor: handOver.leaseFor,
-          handOver: (event) =>
-            Effect.suspend(() => {
-              handOver.give(event)
-              return wakeup.wake
-            }),
+          handOver: (event) => Effect.andThen(handOver.give(event), wakeup.wake),
           take: handOver.take
         })
       })

@@ -59,6 +59,12 @@ export class EventStore extends Context.Service<
      */
     readonly claim: (nowIso: string, leaseUntilIso: string, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
     readonly finish: (service: string, id: string, status: "processed" | "failed", atIso: string) => Effect.Effect<void>
+    /**
+     * Gives back events stored claimed (`claimedUntil`) and never processed, when their hand-over is given up
+     * (core/hub/EventHandOver.ts): unclaimed and their attempt uncounted, for any processor's next claim. An
+     * event no longer in that state (processed, or claimed again) is left as it is.
+     */
+    readonly release: (keys: ReadonlyArray<{ readonly service: string; readonly id: string }>) => Effect.Effect<void>
     /** `finish` for many events at once (one statement on SQL). */
     readonly finishAll: (
       keys: ReadonlyArray<{ readonly service: string; readonly id: string }>,

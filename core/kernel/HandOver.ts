@@ -5,10 +5,12 @@ import { isoAt } from "./Timestamp.ts"
  * Rows a writer hands straight to a worker of the same instance, so the worker need not claim them from the
  * database: while a worker is taking (`open`), the writer stores a new row already claimed (`leaseFor`: held
  * by this instance until then), and once its row has committed gives it over in memory (`give`); the worker
- * takes it from there (`take`). A row given and never taken (a crash, a shutdown) loses nothing: it is a
- * claimed row like any other, claimed again by any worker once its lease has passed. Past `maxWaiting` rows
- * given and not taken, `leaseFor` answers undefined and new rows are stored unclaimed, for the workers'
- * claims, so what waits in memory stays bounded.
+ * takes it from there (`take`). When the last worker stops taking (a shutdown), what it had not taken, and
+ * what is given after, goes back to the database (`release`: unclaimed, due at once for any worker). A row
+ * given and never taken nor released (a crash) loses nothing: it is a claimed row like any other, claimed
+ * again by any worker once its lease has passed. Past `maxWaiting` rows given and not taken, `leaseFor`
+ * answers undefined and new rows are stored unclaimed, for the workers' claims, so what waits in memory stays
+ * bounded.
  *
  * Used by the hub's event ingest and processor (core/hub/EventHandOver.ts) and the producers' outboxes and
  * their relays (core/events/ProducerOutbox.ts).
@@ -18,15 +20,29 @@ export interface HandOver<A> {
   readonly open: (leaseMillis: number) => Effect.Effect<void, never, Scope.Scope>
   /** The lease to store a new row with, or undefined: store it unclaimed. */
   readonly leaseFor: (nowMs: number) => string | undefined
-  /** Gives over a row stored with `leaseFor`'s lease, once it has committed; kept only while a worker takes. */
-  readonly give: (row: A) => void
+  /** Gives over a row stored with `leaseFor`'s lease, once it has committed; released when no worker takes. */
+  readonly give: (row: A) => Effect.Effect<void>
   /** Up to `limit` of the rows given, oldest first; each taken once. */
   readonly take: (limit: number) => Effect.Effect<ReadonlyArray<A>>
 }
 
-export const makeHandOver = <A>(options: { readonly maxWaiting: number }): HandOver<A> => {
+export const makeHandOver = <A>(options: {
+  readonly maxWaiting: number
+  /** Gives rows stored claimed and never taken back to the database, unclaimed; best effort (a failure is logged). */
+  readonly release: (rows: ReadonlyArray<A>) => Effect.Effect<void>
+}): HandOver<A> => {
   const leases: Array<number> = []
   let waiting: Array<A> = []
+  const release = (rows: ReadonlyArray<A>) =>
+    rows.length === 0
+      ? Effect.void
+      : options
+          .release(rows)
+          .pipe(
+            Effect.catchCause((cause) =>
+              Effect.logWarning("rows handed over could not be given back; they wait for their leases", cause)
+            )
+          )
   return {
     open: (leaseMillis) =>
       Effect.acquireRelease(
@@ -34,17 +50,23 @@ export const makeHandOver = <A>(options: { readonly maxWaiting: number }): HandO
           leases.push(leaseMillis)
         }),
         () =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
             leases.splice(leases.indexOf(leaseMillis), 1)
-            // Nobody takes them now: they wait for their leases, as after a crash.
-            if (leases.length === 0) waiting = []
+            if (leases.length > 0) return Effect.void
+            // Nobody takes them now: back to the database, for any worker (this one after a restart too).
+            const left = waiting
+            waiting = []
+            return release(left)
           })
       ),
     leaseFor: (nowMs) =>
       leases.length > 0 && waiting.length < options.maxWaiting ? isoAt(nowMs + Math.min(...leases)) : undefined,
-    give: (row) => {
-      if (leases.length > 0) waiting.push(row)
-    },
+    give: (row) =>
+      Effect.suspend(() => {
+        if (leases.length === 0) return release([row])
+        waiting.push(row)
+        return Effect.void
+      }),
     take: (limit) => Effect.sync(() => waiting.splice(0, limit))
   }
 }

@@ -144,6 +144,36 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("gives back an event stored claimed and never processed: unclaimed, its attempt uncounted", () =>
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const service = freshService()
+          const given = eventOf(service, { receivedAt: at(2000, 5), claimedUntil: at(2060) })
+          const done = eventOf(service, { receivedAt: at(2000, 6), claimedUntil: at(2060) })
+          // Its lease passed before it was given back, and a processor claimed it again.
+          const late = eventOf(service, { receivedAt: at(2000, 7), claimedUntil: at(2000, 30) })
+          for (const event of [given, done, late]) yield* store.insert(event)
+          yield* store.finish(service, done.id, "processed", at(2000, 8))
+          const claimedAgain = (yield* store.claim(at(2001), at(2061), 5000)).filter((e) => e.service === service)
+          assert.deepStrictEqual(
+            claimedAgain.map((e) => [e.id, e.attempts]),
+            [[late.id, 2]]
+          )
+          yield* store.release([given, done, late])
+          const progress = (id: string) => Effect.map(store.find(service, id), (e) => [e?.status, e?.attempts])
+          assert.deepStrictEqual(yield* progress(given.id), ["accepted", 0])
+          assert.deepStrictEqual(yield* progress(done.id), ["processed", 1])
+          assert.deepStrictEqual(yield* progress(late.id), ["accepted", 2])
+          // Claimable at once, by any processor, with its first attempt; the one claimed again stays held.
+          const next = (yield* store.claim(at(2059, 1), at(2061), 5000)).filter((e) => e.service === service)
+          assert.deepStrictEqual(
+            next.map((e) => [e.id, e.attempts]),
+            [[given.id, 1]]
+          )
+          yield* store.finishAll([given, late], "processed", at(2059, 2))
+        })
+      )
+
       it.effect("1,000 concurrent inserts with 20% duplicates store each event exactly once", () =>
         Effect.gen(function* () {
           const store = yield* EventStore

@@ -50,42 +50,43 @@ export const ProducerOutboxContract = (name: string, store: Layer.Layer<Producer
         })
       )
 
-      it.effect("hands an event enqueued while a relay takes hand-overs to it once, held for it until the lease", () =>
-        Effect.gen(function* () {
-          const outbox = yield* ProducerOutbox
-          yield* drain
-          const scope = yield* Scope.make()
-          yield* outbox.openHandOver(60_000).pipe(Scope.provide(scope))
-          const before = Date.now()
-          const handed = eventFor("a@example.com")
-          yield* outbox.enqueue(handed)
-          // A replay adds nothing and hands nothing more.
-          yield* outbox.enqueue(handed)
-          const taken = yield* outbox.takeHandedOver(10)
-          assert.deepStrictEqual(ids(taken), [handed.id])
-          const entry = taken[0]!
-          assert.deepStrictEqual([entry.event, entry.status, entry.attempts], [handed, "pending", 0])
-          const heldUntil = epochMs(entry.nextAttemptAt!)
-          assert.isTrue(heldUntil >= before + 60_000 && heldUntil <= Date.now() + 60_000, entry.nextAttemptAt)
-          // Stored as handed over: no relay may claim it before its lease has passed.
-          assert.deepStrictEqual(yield* outbox.get(handed.id), entry)
-          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [])
-          // Handed over and never taken: its relay died with it in memory.
-          const lost = eventFor("b@example.com")
-          yield* outbox.enqueue(lost)
-          yield* Scope.close(scope, Exit.void)
-          assert.deepStrictEqual(yield* outbox.takeHandedOver(10), [])
-          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [])
-          assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(heldUntil + 1000), at(2100), 10)), [
-            handed.id,
-            lost.id
-          ])
-          // Nobody takes hand-overs any more: an event is stored due at once.
-          const plain = eventFor("c@example.com")
-          yield* outbox.enqueue(plain)
-          assert.deepStrictEqual(yield* outbox.get(plain.id), { event: plain, status: "pending", attempts: 0 })
-          yield* drain
-        })
+      it.effect(
+        "hands an event enqueued while a relay takes hand-overs to it once, held for it, given back at its stop",
+        () =>
+          Effect.gen(function* () {
+            const outbox = yield* ProducerOutbox
+            yield* drain
+            const scope = yield* Scope.make()
+            yield* outbox.openHandOver(60_000).pipe(Scope.provide(scope))
+            const before = Date.now()
+            const handed = eventFor("a@example.com")
+            yield* outbox.enqueue(handed)
+            // A replay adds nothing and hands nothing more.
+            yield* outbox.enqueue(handed)
+            const taken = yield* outbox.takeHandedOver(10)
+            assert.deepStrictEqual(ids(taken), [handed.id])
+            const entry = taken[0]!
+            assert.deepStrictEqual([entry.event, entry.status, entry.attempts], [handed, "pending", 0])
+            const heldUntil = epochMs(entry.nextAttemptAt!)
+            assert.isTrue(heldUntil >= before + 60_000 && heldUntil <= Date.now() + 60_000, entry.nextAttemptAt)
+            // Stored as handed over: no relay may claim it before its lease has passed.
+            assert.deepStrictEqual(yield* outbox.get(handed.id), entry)
+            assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [])
+            // Handed over and not taken when the relay stops (a shutdown): given back, due at once. The one taken
+            // (its relay died sending it, say) waits for its lease.
+            const left = eventFor("b@example.com")
+            yield* outbox.enqueue(left)
+            yield* Scope.close(scope, Exit.void)
+            assert.deepStrictEqual(yield* outbox.takeHandedOver(10), [])
+            assert.deepStrictEqual(yield* outbox.get(left.id), { event: left, status: "pending", attempts: 0 })
+            assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(Date.now()), at(2100), 10)), [left.id])
+            assert.deepStrictEqual(ids(yield* outbox.claimDue(isoAt(heldUntil + 1000), at(2100), 10)), [handed.id])
+            // Nobody takes hand-overs any more: an event is stored due at once.
+            const plain = eventFor("c@example.com")
+            yield* outbox.enqueue(plain)
+            assert.deepStrictEqual(yield* outbox.get(plain.id), { event: plain, status: "pending", attempts: 0 })
+            yield* drain
+          })
       )
 
       it.effect("claims due events with a lease, and records delivered, retry and permanent failure", () =>

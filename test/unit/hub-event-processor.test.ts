@@ -8,6 +8,7 @@ import { EventHandOver } from "../../core/hub/EventHandOver.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventStore, type NewEvent, type StoredEvent } from "../../core/hub/EventStore.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
+import { EventStoreMemory } from "../../adapters/memory/hub/EventStoreMemory.ts"
 import { DeliveryStore } from "../../core/hub/Deliveries.ts"
 import { DeliveryWakeup } from "../../core/hub/DeliveryWakeup.ts"
 import { defaultPreferences, Directory } from "../../core/hub/Directory.ts"
@@ -309,31 +310,34 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
 })
 
 describe("EventHandOver", () => {
-  const handedOver = (id: string): StoredEvent => ({
-    ...event({ id }),
-    status: "accepted",
-    attempts: 1,
-    processedAt: null
-  })
-  const handOverOf = (maxWaiting: number) =>
-    EventHandOver.use(Effect.succeed).pipe(
-      Effect.provide(EventHandOver.layer({ leaseMillis: 5000, maxWaiting }).pipe(Layer.provide(EventWakeup.layer)))
+  /** Stored claimed, as ingest stores what it hands over, and answered as handed over. */
+  const storedClaimed = (id: string) =>
+    Effect.gen(function* () {
+      const fields = event({ id })
+      yield* EventStore.use((store) => store.insert({ ...fields, claimedUntil: new Date(60_000).toISOString() }))
+      return { ...fields, status: "accepted", attempts: 1, processedAt: null } satisfies StoredEvent
+    })
+  const attemptsOf = (id: string) =>
+    Effect.map(
+      EventStore.use((store) => store.find("acme", id)),
+      (e) => e?.attempts
     )
 
   it.effect(
     "leases only while a worker takes them and fewer than the most wait; hands each over once, oldest first",
     () =>
       Effect.gen(function* () {
-        const handOver = yield* handOverOf(2)
-        // Nobody takes them: nothing is leased, nothing kept.
+        const handOver = yield* EventHandOver
+        // Nobody takes them: nothing is leased; one given anyway (its worker stopped meanwhile) goes back.
         assert.strictEqual(handOver.leaseFor(1000), undefined)
-        yield* handOver.handOver(handedOver("a"))
+        yield* handOver.handOver(yield* storedClaimed("a"))
+        assert.strictEqual(yield* attemptsOf("a"), 0)
         const scope = yield* Scope.make()
         yield* handOver.open.pipe(Scope.provide(scope))
         assert.deepStrictEqual(yield* handOver.take(10), [])
         assert.strictEqual(handOver.leaseFor(1000), new Date(6000).toISOString())
-        yield* handOver.handOver(handedOver("b"))
-        yield* handOver.handOver(handedOver("c"))
+        yield* handOver.handOver(yield* storedClaimed("b"))
+        yield* handOver.handOver(yield* storedClaimed("c"))
         // Two wait: the next is stored unclaimed, for the processors' claims.
         assert.strictEqual(handOver.leaseFor(1000), undefined)
         assert.deepStrictEqual(
@@ -341,13 +345,28 @@ describe("EventHandOver", () => {
           ["b"]
         )
         assert.strictEqual(handOver.leaseFor(2000), new Date(7000).toISOString())
-        yield* handOver.handOver(handedOver("d"))
-        // The worker stops: what it had not taken waits for its lease, and nothing more is leased.
+        yield* handOver.handOver(yield* storedClaimed("d"))
+        // The worker stops: what it had not taken goes back to the store, unclaimed, and nothing more is leased.
         yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual([yield* attemptsOf("b"), yield* attemptsOf("c"), yield* attemptsOf("d")], [1, 0, 0])
         assert.strictEqual(handOver.leaseFor(2000), undefined)
         yield* handOver.open.pipe(Scope.provide(yield* Scope.make()))
         assert.deepStrictEqual(yield* handOver.take(10), [])
-      })
+        // Given back, they are claimed at once; the one taken before stays held by its lease.
+        const claimed = yield* EventStore.use((store) =>
+          store.claim(new Date(2000).toISOString(), new Date(62_000).toISOString(), 10)
+        )
+        assert.deepStrictEqual(
+          claimed.map((e) => e.id),
+          ["a", "c", "d"]
+        )
+      }).pipe(
+        Effect.provide(
+          EventHandOver.layer({ leaseMillis: 5000, maxWaiting: 2 }).pipe(
+            Layer.provideMerge(Layer.merge(EventWakeup.layer, EventStoreMemory))
+          )
+        )
+      )
   )
 })
 

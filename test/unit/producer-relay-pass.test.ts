@@ -119,20 +119,16 @@ describe("a relay pass with hand-overs", () => {
       })
     )
   )
-})
 
-describe("a relay pass with hand-overs, claiming once a poll", () => {
   it.effect("claims with hand-overs only once the interval has passed, and always in a pass with none", () =>
     withCountingRelay({ concurrency: 1, claimEveryMillis: 1000 }, ({ claimCalls, sent }) =>
       Effect.gen(function* () {
         const outbox = yield* ProducerOutbox
         const relay = yield* ProducerRelay
-        // Handed over to a relay that dies with it: held for its lease.
-        const dead = yield* Scope.make()
-        yield* outbox.openHandOver(60_000).pipe(Scope.provide(dead))
-        yield* outbox.enqueue(event(1))
-        yield* Scope.close(dead, Exit.void)
         yield* outbox.openHandOver(60_000)
+        // Handed over to a relay that died with it in memory: held for its lease.
+        yield* outbox.enqueue(event(1))
+        assert.strictEqual((yield* outbox.takeHandedOver(10)).length, 1)
         yield* outbox.enqueue(event(2))
         // The first pass claims (nothing is due: the lost one is held), the next within the second does not.
         assert.strictEqual(yield* relay.relayDue(50), 1)
@@ -152,6 +148,24 @@ describe("a relay pass with hand-overs, claiming once a poll", () => {
           yield* Ref.get(sent),
           [2, 3, 4, 1].map((n) => event(n).id)
         )
+      })
+    )
+  )
+
+  it.effect("gives what it was handed and had not taken back to the outbox when it stops", () =>
+    withCountingRelay({ concurrency: 1 }, ({ claimCalls }) =>
+      Effect.gen(function* () {
+        const outbox = yield* ProducerOutbox
+        const relay = yield* ProducerRelay
+        const running = yield* Scope.make()
+        yield* outbox.openHandOver(60_000).pipe(Scope.provide(running))
+        yield* outbox.enqueue(event(1))
+        assert.isDefined((yield* outbox.get(event(1).id))?.nextAttemptAt)
+        yield* Scope.close(running, Exit.void)
+        // Due at once again: the next relay (another server's, or this one's after a restart) claims it.
+        assert.deepStrictEqual(yield* outbox.get(event(1).id), { event: event(1), status: "pending", attempts: 0 })
+        assert.strictEqual(yield* relay.relayDue(50), 1)
+        assert.deepStrictEqual(yield* Ref.get(claimCalls), [1])
       })
     )
   )

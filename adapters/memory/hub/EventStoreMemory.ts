@@ -43,6 +43,15 @@ export const EventStoreMemory = Layer.sync(EventStore, () => {
         const row = rows.get(keyOf(service, id))
         if (row !== undefined) row.event = { ...row.event, status, processedAt: atIso }
       }),
+    release: (keys) =>
+      Effect.sync(() => {
+        for (const { service, id } of keys) {
+          const row = rows.get(keyOf(service, id))
+          if (row === undefined || row.event.status !== "accepted" || row.event.attempts !== 1) continue
+          row.leaseUntil = null
+          row.event = { ...row.event, attempts: 0 }
+        }
+      }),
     finishAll: (keys, status, atIso) =>
       Effect.sync(() => {
         for (const { service, id } of keys) {

@@ -161,6 +161,14 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
       finish: (service, id, status, atIso) =>
         sql`UPDATE hub.events SET status = ${status}, processed_at = ${atIso}::timestamptz, lease_until = NULL
           WHERE service = ${service} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      release: (keys) =>
+        keys.length === 0
+          ? Effect.void
+          : sql`UPDATE hub.events SET lease_until = NULL, attempts = 0
+              WHERE (service, id) IN (
+                SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
+                  AS k(service text, id text))
+                AND status = 'accepted' AND attempts = 1`.pipe(Effect.asVoid, Effect.orDie),
       finishAll: (keys, status, atIso) =>
         keys.length === 0 ? Effect.void : finishEvents(sql, keys, status, atIso).pipe(Effect.asVoid, Effect.orDie),
       find: (service, id) =>
