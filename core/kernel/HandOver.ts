@@ -16,7 +16,7 @@ import { isoAt } from "./Timestamp.ts"
  * their relays (core/events/ProducerOutbox.ts).
  */
 export interface HandOver<A> {
-  /** Takes hand-overs with this lease while the scope lasts; what is left untaken at its end waits for its lease. */
+  /** Takes hand-overs with this lease while the scope lasts; what is left untaken at its end is released. */
   readonly open: (leaseMillis: number) => Effect.Effect<void, never, Scope.Scope>
   /** The lease to store a new row with, or undefined: store it unclaimed. */
   readonly leaseFor: (nowMs: number) => string | undefined

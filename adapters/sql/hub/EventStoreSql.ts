@@ -60,14 +60,14 @@ export const finishEvents = (
         AS k(service text, id text))`
 
 /**
- * The EventStore port over `hub.events` (0004_events.ts). Insert-if-absent is one `INSERT ... ON CONFLICT
- * DO NOTHING RETURNING`: the primary key (service, id) decides, so concurrent deliveries of one event store
- * it once and exactly one of them learns `new`, after its statement committed. Concurrent inserts share
- * one statement (WriteBatcher.ts): the batch's rows in one JSON parameter, in key order; within a batch
- * the first delivery of an event is the one that may learn `new`, its repeats are duplicates. An event
- * stored claimed (`claimedUntil`) is written with its lease and one attempt in that same insert. A claim is one UPDATE over
- * rows locked with SKIP LOCKED, so processors on several servers never claim the same event. SQL failures
- * are defects.
+ * The EventStore port over `hub.events` (0004_events.ts). Insert-if-absent is one `INSERT ... ON CONFLICT DO
+ * NOTHING RETURNING`: the primary key (service, id) decides, so concurrent deliveries of one event store it
+ * once and exactly one of them learns `new`, after its statement committed. Concurrent inserts share one
+ * statement (WriteBatcher.ts): the batch's rows in one JSON parameter, in key order; within a batch the first
+ * delivery of an event is the one that may learn `new`, its repeats are duplicates. An event stored claimed
+ * (`claimedUntil`) is written with its lease and one attempt in that same insert. A claim is one UPDATE over
+ * rows locked with SKIP LOCKED, so processors on several servers never claim the same event. SQL failures are
+ * defects.
  */
 export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.effect(
   EventStore,
