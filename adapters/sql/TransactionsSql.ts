@@ -101,7 +101,7 @@ interface OneStatement {
     readonly context: Context.Context<never> | undefined
   }>
   /** The level its statement is sent at, after its end (its held writes' read-backs see this one). */
-  last?: SqlClient.TransactionConnection.Service
+  readonly last: SqlClient.TransactionConnection.Service
   spoiled: boolean
   /**
    * The services of the fiber that ran the unit (`outer`: never inside a unit, as a unit run as one statement
@@ -448,16 +448,16 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      * level its statement is sent at, on the connection itself (its after-commit effects wait for it still).
      */
     const oneStatementUnit = (connection: SqlConnection.Connection, lock: string) => {
+      const last: SqlClient.TransactionConnection.Service = [connection, 0]
       const unit: OneStatement = {
         guards: [],
         afterCommit: [],
+        last,
         spoiled: false,
         ran: { outer: Context.empty(), inner: Context.empty() }
       }
       const own: HeldWrites = { writes: [], open: true }
       const level: SqlClient.TransactionConnection.Service = [readsOnly(connection, unit), 0]
-      const last: SqlClient.TransactionConnection.Service = [connection, 0]
-      unit.last = last
       held.set(level, own)
       oneStatements.set(level, unit)
       oneStatements.set(last, unit)

@@ -95,8 +95,8 @@ export class ProducerOutbox extends Context.Service<
      * Hand-overs to this instance's relay (core/kernel/HandOver.ts), for as long as the scope lasts: an event
      * enqueued meanwhile is stored held by this instance until `leaseMillis` from now, and once its unit has
      * committed it waits in memory for `takeHandedOver` (and wakes the relay), so the relay sends it without
-     * claiming it; no other instance is woken for it. A hand-over lost (a crash) is claimed by any relay once
-     * its lease has passed.
+     * claiming it; no other instance is woken for it. At the scope's end what was not taken goes back, due at
+     * once; a hand-over lost to a crash is claimed by any relay once its lease has passed.
      */
     readonly openHandOver: (leaseMillis: number) => Effect.Effect<void, never, Scope.Scope>
     /** Up to `limit` of the events handed over, oldest first, each as `claimDue` would have answered it. */

@@ -7,6 +7,7 @@ import {
   statusVerdict,
   type RetryPolicy
 } from "../kernel/RetryPolicy.ts"
+import { makeClaimPacing } from "../kernel/HandOver.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { ProducerOutbox, type OutboxEntry, type RelayOutcome } from "./ProducerOutbox.ts"
 import { HubEventPublisher, type HubAnswer, type HubPublishFailed } from "./HubEventPublisher.ts"
@@ -109,8 +110,7 @@ const make = (config: ProducerRelayConfig) =>
     const publisher = yield* HubEventPublisher
     const concurrency = config.concurrency ?? 4
     const leaseMillis = config.leaseMillis ?? defaultRelayLeaseMillis
-    const claimEveryMillis = config.claimEveryMillis ?? 0
-    let lastClaimAt = Number.NEGATIVE_INFINITY
+    const claims = makeClaimPacing(config.claimEveryMillis ?? 0)
 
     const relayOne = Effect.fnUntraced(function* (entry: OutboxEntry) {
       const answer = yield* Effect.result(publisher.publish(entry.event))
@@ -137,9 +137,9 @@ const make = (config: ProducerRelayConfig) =>
       const now = yield* Clock.currentTimeMillis
       // What this instance enqueued while the relay took hand-overs is held for it already; the rest is claimed.
       const handed = yield* outbox.takeHandedOver(batch)
-      const claims = handed.length < batch && (handed.length === 0 || now - lastClaimAt >= claimEveryMillis)
-      if (claims) lastClaimAt = now
-      const claimed = claims ? yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch - handed.length) : []
+      const claimed = claims(handed.length, batch, now)
+        ? yield* outbox.claimDue(isoAt(now), isoAt(now + leaseMillis), batch - handed.length)
+        : []
       const attempts = yield* Effect.forEach([...handed, ...claimed], relayOne, { concurrency })
       // The pass's outcomes written together, once every attempt has its answer. A relay that dies before
       // this leaves its events claimed: they are sent again after the lease, and the hub dedupes them.

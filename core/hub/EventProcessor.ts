@@ -1,6 +1,7 @@
 import { type Cause, Clock, Context, Effect, Layer, Option, Predicate } from "effect"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
+import { makeClaimPacing } from "../kernel/HandOver.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
@@ -149,8 +150,7 @@ export class EventProcessor extends Context.Service<
         const batchSize = config.batchSize ?? 50
         const maxAttempts = config.maxAttempts ?? 10
         const emailBatchMillis = config.emailBatchMillis ?? 300_000
-        const claimEveryMillis = config.claimEveryMillis ?? 0
-        let lastClaimAt = Number.NEGATIVE_INFINITY
+        const claims = makeClaimPacing(config.claimEveryMillis ?? 0)
 
         /** One notification to file: the event, whom it is for, and what it shows. */
         interface Planned {
@@ -328,9 +328,7 @@ export class EventProcessor extends Context.Service<
             const nowIso = isoAt(now)
             // What ingest handed over is already claimed by this instance; the store is asked for the rest.
             const handed = handOver === undefined ? [] : yield* handOver.take(batchSize)
-            const claims = handed.length < batchSize && (handed.length === 0 || now - lastClaimAt >= claimEveryMillis)
-            if (claims) lastClaimAt = now
-            const claimed = claims
+            const claimed = claims(handed.length, batchSize, now)
               ? yield* store.claim(nowIso, isoAt(now + leaseMillis), batchSize - handed.length)
               : []
             // Claimed more often than allowed without ever failing: earlier attempts died with their

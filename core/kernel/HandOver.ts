@@ -26,6 +26,20 @@ export interface HandOver<A> {
   readonly take: (limit: number) => Effect.Effect<ReadonlyArray<A>>
 }
 
+/**
+ * Whether a worker's pass, handed `handed` rows for a batch of `batch`, also claims from the database: always
+ * when it was handed none, never when it was handed a full batch, otherwise only once `everyMillis` have
+ * passed since the last claim (other due rows, a retry or a crashed worker's, wait at most that long).
+ */
+export const makeClaimPacing = (everyMillis: number) => {
+  let lastClaimAt = Number.NEGATIVE_INFINITY
+  return (handed: number, batch: number, nowMs: number): boolean => {
+    const claims = handed < batch && (handed === 0 || nowMs - lastClaimAt >= everyMillis)
+    if (claims) lastClaimAt = nowMs
+    return claims
+  }
+}
+
 export const makeHandOver = <A>(options: {
   readonly maxWaiting: number
   /** Gives rows stored claimed and never taken back to the database, unclaimed; best effort (a failure is logged). */
