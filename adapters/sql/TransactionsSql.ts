@@ -296,6 +296,16 @@ interface Member {
 /** At most this many units share one transaction. */
 const maxGroup = 64
 
+/**
+ * How many of `waiting` units go in the next group: the largest power of two that is no more than they are (nor
+ * `maxGroup`); the others wait for the group after. A group run as one statement has a text of its own for each
+ * number of members. The SQL client prepares each text once per connection, and the database parses it then and
+ * plans it anew on its first few runs there: with sizes of 1, 2, 4 ... 64 a kind of unit makes seven texts, soon
+ * prepared and planned on every connection, where any size would make up to 64, many of them sent too seldom to
+ * get there. (Measured side by side at 32 connections: Postgres CPU per create a tenth to a fifth lower.)
+ */
+const groupSize = (waiting: number): number => 2 ** Math.floor(Math.log2(Math.min(waiting, maxGroup)))
+
 /** At most this many guards and held writes in a group's one statement; a group with more runs each unit alone. */
 const partsPerGroupStatement = 640
 
@@ -697,7 +707,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         inFlight--
         return Effect.void
       }
-      const members = pending.splice(0, maxGroup)
+      const members = pending.splice(0, groupSize(pending.length))
       const settle =
         members.length === 1
           ? // Alone: the slot stays taken until the unit has ended.

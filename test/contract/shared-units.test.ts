@@ -452,6 +452,21 @@ for (const backend of sqlBackends) {
         })
       )
 
+      it.effect("go in groups of a power of two, so that a group's statement has one of a few shapes", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(12)
+          yield* sharedTogether(all, (key) => shared(key, table.insertHeld(key)))
+          assert.deepStrictEqual(yield* table.ids, all)
+          const sizes = new Map<string, number>()
+          for (const writer of (yield* writers(table)).values()) sizes.set(writer, (sizes.get(writer) ?? 0) + 1)
+          // Twelve waiting go as eight and four (or smaller groups, had they not all arrived at once), never twelve.
+          assert.isAbove(Math.max(...sizes.values()), 1)
+          for (const size of sizes.values()) assert.strictEqual(size & (size - 1), 0, `a group of ${size}`)
+        })
+      )
+
       it.effect("are refused whole when one guard fails, and then each stands or falls alone", () =>
         Effect.gen(function* () {
           const { shared } = yield* Transactions
