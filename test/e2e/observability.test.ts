@@ -32,7 +32,7 @@ const eventually = async (check: () => boolean, what: string) => {
 }
 
 describe("operating the bundled server", () => {
-  it("serves Prometheus metrics on METRICS_PORT and exports logs with the request id over OTLP", async () => {
+  it("serves Prometheus metrics on METRICS_PORT and exports logs with the request id and traces over OTLP", async () => {
     const collector = await startCollector()
     const metricsPort = await freePort()
     const server = await startServer({
@@ -58,6 +58,11 @@ describe("operating the bundled server", () => {
       await eventually(exported, "a log line carrying the request id reached the collector")
       const logs = collector.received.find((r) => r.path === "/v1/logs" && JSON.stringify(r.body).includes("probe-1"))
       assert.include(JSON.stringify(logs!.body), "decisions")
+      // Tracing is on when there is a collector to send spans to (off otherwise: spans nobody reads cost every
+      // request): the health request's span reaches it.
+      const traced = () =>
+        collector.received.some((r) => r.path === "/v1/traces" && JSON.stringify(r.body).includes("/api/v1/health"))
+      await eventually(traced, "the span of a request reached the collector")
     } finally {
       collector.close()
     }
