@@ -7,8 +7,11 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createCost.ts [--creates=1000] [--hub-down]
  *
  * `--hub-down` points the server at an unreachable hub, so no notification work runs beside the creates.
- * `--profile=<dir>` runs the server from its TypeScript sources and writes a CPU profile of each measured run
- * (and of the work it set off, until the server is idle again) to `<dir>` (read it with bench/profileSums.mjs).
+ * `--profile=<dir>` writes a profile of each measured run (and of the work it set off, until the server is idle
+ * again) to `<dir>`: of the CPU, or with `--profile-kind=heap` of the allocations, or with
+ * `--profile-kind=survivors` of the allocations that outlived a young-generation collection
+ * (bench/ProfileOnSignal.mjs). The server runs compiled, as `npm start` runs it; read the profile with
+ * bench/profileSums.mjs, whose `--modules` names the source file of each line of the compiled server.
  * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
  */
 import { randomBytes } from "node:crypto"
@@ -26,6 +29,8 @@ const option = (name: string) =>
 const creates = Number(option("creates") ?? "1000")
 const hubDown = process.argv.includes("--hub-down")
 const profileDir = option("profile")
+const profileKind = option("profile-kind") ?? "cpu"
+if (!["cpu", "heap", "survivors"].includes(profileKind)) throw new Error("--profile-kind is cpu, heap or survivors")
 if (profileDir !== undefined) mkdirSync(resolve(profileDir), { recursive: true })
 const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-15-main.log"
 const databaseUrl = process.env["DATABASE_URL"]
@@ -47,7 +52,7 @@ const main = async () => {
         ? undefined
         : {
             command: process.execPath,
-            args: ["--import", "./bench/ProfileOnSignal.mjs", "--import", "tsx", "apps/server/main.ts"]
+            args: ["--import", "./bench/ProfileOnSignal.mjs", "scripts/start.mjs"]
           },
     env: benchServerEnv({
       dir,
@@ -55,7 +60,7 @@ const main = async () => {
       keys,
       extra: {
         ...(hubDown ? { HUB_URL: "http://127.0.0.1:9" } : {}),
-        ...(profileDir === undefined ? {} : { PROFILE_DIR: resolve(profileDir) })
+        ...(profileDir === undefined ? {} : { PROFILE_DIR: resolve(profileDir), PROFILE_KIND: profileKind })
       }
     })
   })
