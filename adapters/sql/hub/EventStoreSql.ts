@@ -44,20 +44,26 @@ const toEvent = (row: typeof Row.Type): StoredEvent => ({
   processedAt: row.processed_at === null ? null : row.processed_at.toISOString()
 })
 
+type EventKeys = ReadonlyArray<{ readonly service: string; readonly id: string }>
+
+/** The condition that a row of `hub.events` is one of the events `keys`, passed as one JSON parameter. */
+const oneOf = (sql: SqlClient.SqlClient, keys: EventKeys) =>
+  sql`(service, id) IN (
+      SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
+        AS k(service text, id text))`
+
 /**
  * The statement that finishes the events `keys` with `status` at `atIso`. Also a part of the processor's
  * one-statement filing (NotificationFilingSql.ts).
  */
 export const finishEvents = (
   sql: SqlClient.SqlClient,
-  keys: ReadonlyArray<{ readonly service: string; readonly id: string }>,
+  keys: EventKeys,
   status: "processed" | "failed",
   atIso: string
 ) =>
   sql`UPDATE hub.events SET status = ${status}, processed_at = ${atIso}::timestamptz, lease_until = NULL
-    WHERE (service, id) IN (
-      SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
-        AS k(service text, id text))`
+    WHERE ${oneOf(sql, keys)}`
 
 /**
  * The EventStore port over `hub.events` (0004_events.ts). Insert-if-absent is one `INSERT ... ON CONFLICT DO
@@ -165,10 +171,7 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
         keys.length === 0
           ? Effect.void
           : sql`UPDATE hub.events SET lease_until = NULL, attempts = 0
-              WHERE (service, id) IN (
-                SELECT k.service, k.id FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ service, id }) => ({ service, id })))}::jsonb)
-                  AS k(service text, id text))
-                AND status = 'accepted' AND attempts = 1`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE ${oneOf(sql, keys)} AND status = 'accepted' AND attempts = 1`.pipe(Effect.asVoid, Effect.orDie),
       finishAll: (keys, status, atIso) =>
         keys.length === 0 ? Effect.void : finishEvents(sql, keys, status, atIso).pipe(Effect.asVoid, Effect.orDie),
       find: (service, id) =>
