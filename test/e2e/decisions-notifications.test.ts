@@ -128,8 +128,10 @@ describe.each(databases)("decisions notify through the hub ($name)", ({ url: ser
 
   it("a crash after the decision and before its relay delivers exactly one notification after the restart", async () => {
     // The first server's relays look for the hub where nothing listens, so they never begin: the decision's
-    // event stays in the outbox.
-    const env = await environment(3_600_000)
+    // event stays in the outbox. Each person's notification is an event of its own: a kill may land while one
+    // is claimed (by a relay or the hub's processor) and not yet filed, and the next server takes it once that
+    // claim's lease has passed, so the leases are short here.
+    const env = { ...(await environment(3_600_000)), EVENT_RELAY_LEASE_MS: "2000", HUB_EVENT_LEASE_MS: "2000" }
     let server = await startServer({ ...env, HUB_URL: `http://127.0.0.1:${await freePort()}` }, slowStart)
     running.push(server)
     const p1 = await platform(server, env.DATA_DIR)
