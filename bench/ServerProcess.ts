@@ -137,7 +137,7 @@ export const startBundledServer = async (options: {
   readonly cwd: string
   readonly env: Record<string, string>
   readonly logFile: string
-  /** Instead of `npm start` (profiling runs the TypeScript sources, so the profile names their files). */
+  /** Instead of `npm start` (profiling runs the compiled server under bench/ProfileOnSignal.mjs). */
   readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> } | undefined
 }): Promise<BundledServer> => {
   const ports = { hub: await freePort(), decisions: await freePort(), tasks: await freePort() }

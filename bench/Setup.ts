@@ -227,7 +227,8 @@ let createsFired = 0
 /**
  * `amount` decision creates over `connections` connections, each with a key of its own (`keyPrefix` and a
  * count) and the benchmark's payload: answers the latencies (sorted), the seconds from the first request to the
- * last answer, and how many answers were not 201.
+ * last answer, and how many answers were not 201. `path` (default the decisions API's) sends them elsewhere: the
+ * raw baseline's create is `/decisions?org=<id>`, which reads the same payload and ignores the headers.
  */
 export const fireCreates = (options: {
   readonly origin: string
@@ -235,6 +236,7 @@ export const fireCreates = (options: {
   readonly keyPrefix: string
   readonly connections: number
   readonly amount: number
+  readonly path?: string | undefined
 }) =>
   new Promise<{ readonly latencies: Float64Array; readonly seconds: number; readonly bad: number }>(
     (resolve, reject) => {
@@ -251,13 +253,13 @@ export const fireCreates = (options: {
           requests: [
             {
               method: "POST",
-              path: "/api/v1/decisions",
+              path: options.path ?? "/api/v1/decisions",
               setupRequest: (request) => {
                 const n = ++createsFired
                 return {
                   ...request,
                   method: "POST",
-                  path: "/api/v1/decisions",
+                  path: options.path ?? "/api/v1/decisions",
                   headers: {
                     "content-type": "application/json",
                     authorization: `Bearer ${options.callerKey}`,

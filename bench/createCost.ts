@@ -7,6 +7,10 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/createCost.ts [--creates=1000] [--hub-down]
  *
  * `--hub-down` points the server at an unreachable hub, so no notification work runs beside the creates.
+ * `--baseline` then measures the raw baseline (bench/BaselineServer.ts, one INSERT per create) the same way, on a
+ * database of its own: its process's and its backends' CPU per create beside the server's. On a machine whose
+ * cores the server, Postgres and the load generator share, the rate follows the sum of the two, so this says what
+ * a ratio of 1.0 would ask of each.
  * `--profile=<dir>` writes a profile of each measured run (and of the work it set off, until the server is idle
  * again) to `<dir>`: of the CPU, or with `--profile-kind=heap` of the allocations, or with
  * `--profile-kind=survivors` of the allocations that outlived a young-generation collection
@@ -20,7 +24,13 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { percentile } from "./Report.ts"
-import { freshDatabase, processCpuMillis, processGroupPids, startBundledServer } from "./ServerProcess.ts"
+import {
+  freshDatabase,
+  processCpuMillis,
+  processGroupPids,
+  startBaseline,
+  startBundledServer
+} from "./ServerProcess.ts"
 import { benchServerEnv, fireCreates, newOperatorKeys, setUpBenchData } from "./Setup.ts"
 
 const root = resolve(import.meta.dirname, "..")
@@ -28,6 +38,7 @@ const option = (name: string) =>
   process.argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
 const creates = Number(option("creates") ?? "1000")
 const hubDown = process.argv.includes("--hub-down")
+const withBaseline = process.argv.includes("--baseline")
 const profileDir = option("profile")
 const profileKind = option("profile-kind") ?? "cpu"
 if (!["cpu", "heap", "survivors"].includes(profileKind)) throw new Error("--profile-kind is cpu, heap or survivors")
@@ -75,14 +86,15 @@ const main = async () => {
         connections,
         amount
       })
-    const backends = async () =>
-      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map(
+    const backends = async (of: string) =>
+      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [of])).rows.map(
         (row: { pid: number }) => row.pid
       )
+    const totals = new Map<number, number>()
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
       const serverPids = processGroupPids(server.child.pid!)
-      const pgPids = await backends()
+      const pgPids = await backends(name)
       const cpu = () => ({
         server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
         db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
@@ -119,9 +131,68 @@ const main = async () => {
       for (const [text, count] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14)) {
         process.stdout.write(`  ${(count / creates).toFixed(2)}  ${text}\n`)
       }
+      totals.set(connections, (after.server - before.server + after.db - before.db) / creates)
     }
+    if (withBaseline) await measureBaseline(data.orgId, totals)
   } finally {
     await server.stop()
+    await admin.end()
+    await database.drop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The raw baseline's CPU per create, process and backends, at one connection and 32, beside the server's sums. */
+const measureBaseline = async (orgId: string, serverTotals: ReadonlyMap<number, number>) => {
+  const dir = mkdtempSync(join(tmpdir(), "hitl-create-cost-baseline-"))
+  const database = await freshDatabase(databaseUrl, "createcostraw")
+  const name = new URL(database.url).pathname.slice(1)
+  const baseline = await startBaseline({
+    cwd: root,
+    logFile: join(dir, "baseline.log"),
+    env: { BASELINE_DATABASE_URL: database.url, BASELINE_SCHEMA: "raw" }
+  })
+  const admin = new pg.Client({ connectionString: databaseUrl })
+  await admin.connect()
+  try {
+    const fire = (connections: number, amount: number) =>
+      fireCreates({
+        origin: baseline.origin,
+        path: `/decisions?org=${orgId}`,
+        callerKey: "",
+        keyPrefix: "raw",
+        connections,
+        amount
+      })
+    for (const connections of [1, 32]) {
+      await fire(connections, Math.max(200, connections * 20))
+      const pids = processGroupPids(baseline.child.pid!)
+      const pgPids = (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map(
+        (row: { pid: number }) => row.pid
+      )
+      const cpu = () => ({
+        process: pids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
+        db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
+      })
+      const before = cpu()
+      const result = await fire(connections, creates)
+      const after = cpu()
+      if (result.bad > 0) throw new Error(`the baseline answered ${result.bad} creates with a status other than 201`)
+      const processMs = (after.process - before.process) / creates
+      const dbMs = (after.db - before.db) / creates
+      const server = serverTotals.get(connections)
+      process.stdout.write(
+        `\nbaseline, ${connections} connection(s), ${creates} creates: p50 ${percentile(result.latencies, 50).toFixed(2)} ms, ` +
+          `${(creates / result.seconds).toFixed(0)} req/s; process CPU ${processMs.toFixed(2)} ms/create, ` +
+          `backends ${dbMs.toFixed(2)} ms/create; sum ${(processMs + dbMs).toFixed(2)} ms` +
+          (server === undefined
+            ? ""
+            : ` against the server's ${server.toFixed(2)} (${((processMs + dbMs) / server).toFixed(2)} of it)`) +
+          "\n"
+      )
+    }
+  } finally {
+    await baseline.stop()
     await admin.end()
     await database.drop()
     rmSync(dir, { recursive: true, force: true })
