@@ -9,6 +9,7 @@ import {
   failure,
   IdGenerator,
   IdGeneratorUlid,
+  isoAt,
   isUlid,
   isUserSafe,
   normalizeEmail,
@@ -170,4 +171,31 @@ describe("ids", () => {
       assert.strictEqual(new Set(ids).size, ids.length)
     }).pipe(Effect.provide(IdGeneratorUlid))
   )
+})
+
+describe("timestamps", () => {
+  it("isoAt writes what a date's own ISO text says, for any time, in any order", () => {
+    const time = fc.oneof(
+      fc.integer({ min: 0, max: 253_402_300_799_999 }),
+      // Near now, where times of one second follow each other, and on the edges of seconds.
+      fc.integer({ min: 1_795_000_000_000, max: 1_795_000_003_000 }),
+      fc
+        .tuple(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom(-1, 0, 1, 999))
+        .map(([s, d]) => 1_795_000_000_000 + s * 1000 + d),
+      fc.double({ min: -1e15, max: 8.64e15, noNaN: true }),
+      fc.constantFrom(-1, -0, 0, 0.5, 999.9, 1000, 253_402_300_799_999, 253_402_300_800_000, -62_198_755_200_000)
+    )
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 20 }), (times) => {
+        for (const ms of times) assert.strictEqual(isoAt(ms), new Date(ms).toISOString(), String(ms))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("isoAt refuses what is not a time, as a date does", () => {
+    for (const ms of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) {
+      assert.throws(() => isoAt(ms), RangeError)
+    }
+  })
 })
