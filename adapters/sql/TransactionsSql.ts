@@ -483,7 +483,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
      * The after-commit effects of a unit run as one statement, once its statement has committed, each with the
      * services of its registration without the unit's level, and nothing else.
      */
-    const afterStatement = (unit: OneStatement) =>
+    const afterCommitted = (unit: OneStatement) =>
       Effect.suspend(() => {
         // Registered with the unit's own services (the usual case) or by a held write's read-back: those of the
         // fiber that ran it, no copy made. Otherwise the registration's services without the level, made once per
@@ -512,6 +512,22 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       })
 
     /**
+     * `afterCommitted`, and then the unit is done: what it held (its writes, guards, effects and the request's
+     * services) is let go at once, so that it dies young with the request rather than living on through the
+     * unit's entries into the heap's old generation, which only a full collection empties.
+     */
+    const afterStatement = (unit: OneStatement, own: HeldWrites) =>
+      Effect.ensuring(
+        afterCommitted(unit),
+        Effect.sync(() => {
+          unit.guards.length = 0
+          unit.afterCommit.length = 0
+          unit.ran = { outer: Context.empty(), inner: Context.empty() }
+          own.writes.length = 0
+        })
+      )
+
+    /**
      * A shared unit alone, as one statement (see `OneStatement`): its outcome once that statement has committed,
      * or `undefined` when nothing of it did and it must run again in a transaction.
      */
@@ -523,11 +539,11 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
         own.open = false
         const parts = unit.guards.length + own.writes.length
         if (Exit.isFailure(exit) || unit.spoiled || parts > writesPerStatement) return undefined
-        if (parts === 0) return { exit, unit }
+        if (parts === 0) return { exit, unit, own }
         const sent = yield* Effect.exit(
           oneStatement(unit.guards, own.writes).pipe(Effect.provideService(sql.transactionService, last))
         )
-        if (Exit.isSuccess(sent)) return { exit, unit }
+        if (Exit.isSuccess(sent)) return { exit, unit, own }
         // Nothing committed, or (a connection lost mid-way) what did is found by its guard's key when the unit
         // runs again. A unit with no guard cannot tell: its outcome is unknown, as after a failed COMMIT.
         if (unit.guards.length > 0) return undefined
@@ -535,7 +551,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
       })
       // The after-commit effects run once the connection is given back, as after a transaction.
       return Effect.flatMap(Effect.scoped(run), (ran) =>
-        ran === undefined ? Effect.succeed(undefined) : Effect.as(afterStatement(ran.unit), ran.exit)
+        ran === undefined ? Effect.succeed(undefined) : Effect.as(afterStatement(ran.unit, ran.own), ran.exit)
       )
     }
 
@@ -774,7 +790,7 @@ export const TransactionsSql: Layer.Layer<Transactions, never, SqlClient.SqlClie
             const standsAlone =
               start.unit !== undefined && start.unit.statement.guards.length + start.unit.own.writes.length === 0
             if ((outcome === "committed" || standsAlone) && Exit.isSuccess(exit)) {
-              if (start.unit !== undefined) yield* afterStatement(start.unit.statement)
+              if (start.unit !== undefined) yield* afterStatement(start.unit.statement, start.unit.own)
               return exit.value
             }
             // The group's statement was cut off: a unit with a guard finds what committed by its key when it runs

@@ -1,6 +1,8 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { CredentialNotices, CredentialNoticesSql } from "../../adapters/sql/CredentialNotices.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import {
@@ -20,6 +22,44 @@ class Label extends Context.Service<Label, string>()("test/shared-units/Label") 
 class Undo {
   readonly _tag = "Undo"
 }
+
+/** A request's data, in the services a unit runs with: what a finished unit must let go of. */
+class Payload extends Context.Service<Payload, { readonly text: string }>()("test/shared-units/Payload") {}
+
+// A full garbage collection on demand, to tell whether anything still holds an object.
+setFlagsFromString("--expose-gc")
+const collectGarbage = runInNewContext("gc") as () => void
+
+/**
+ * Runs a unit (through `run`) that holds a write and an after-commit effect and has a payload among its services:
+ * answers the unit's level, for the caller to keep, and a weak reference to the payload, which only the unit held.
+ */
+const holding = <E, R>(
+  table: Effect.Success<typeof freshTable>,
+  id: string,
+  run: (unit: Effect.Effect<unknown, never, Transactions>) => Effect.Effect<unknown, E, R>
+) =>
+  Effect.suspend(() => {
+    const payload = { text: `the data of ${id}` }
+    const weak = new WeakRef(payload)
+    const unit = Effect.gen(function* () {
+      const { afterCommit } = yield* Transactions
+      yield* Effect.orDie(table.insertHeld(id))
+      yield* afterCommit(Effect.void)
+      return Option.getOrUndefined(yield* Effect.serviceOption(table.sql.transactionService))
+    }).pipe(Effect.provideService(Payload, payload))
+    return Effect.map(run(unit), (level) => ({ level, weak }))
+  })
+
+/** After a turn of the event loop and a full collection: how many of the payloads are still held. */
+const stillHeld = (weaks: ReadonlyArray<WeakRef<object>>) =>
+  Effect.andThen(
+    Effect.promise(() => new Promise((resolve) => setImmediate(resolve))),
+    Effect.sync(() => {
+      collectGarbage()
+      return weaks.filter((weak) => weak.deref() !== undefined).length
+    })
+  )
 
 /** `f` of every item at once: units that arrive together. */
 const together = <T, A, E, R>(
@@ -348,6 +388,16 @@ for (const backend of sqlBackends) {
         )
       )
 
+      it.effect("lets go of what it held once done, though its level is still referenced", () =>
+        Effect.gen(function* () {
+          const table = yield* freshTable
+          const { level, weak } = yield* holding(table, "a", alone)
+          assert.deepStrictEqual(yield* table.ids, ["a"])
+          assert.strictEqual(yield* stillHeld([weak]), 0)
+          assert.isDefined(level)
+        })
+      )
+
       it.effect("runs its after-commit effects once its statement has committed, and only then", () =>
         Effect.gen(function* () {
           const { afterCommit } = yield* Transactions
@@ -449,6 +499,20 @@ for (const backend of sqlBackends) {
             assert.strictEqual(new Set(reads).size, members.length)
             for (const read of reads) assert.notStrictEqual(read, written.get(members[0]!))
           }
+        })
+      )
+
+      it.effect("let go of what they held once done, though their levels are still referenced", () =>
+        Effect.gen(function* () {
+          const { shared } = yield* Transactions
+          const table = yield* freshTable
+          const all = keys(8)
+          const ran = yield* sharedTogether(all, (key) => holding(table, key, (unit) => shared(key, unit)))
+          assert.deepStrictEqual(yield* table.ids, all)
+          // Some went in one statement together (rows that share a writer).
+          assert.isBelow(new Set((yield* writers(table)).values()).size, all.length)
+          assert.strictEqual(yield* stillHeld(ran.map(({ weak }) => weak)), 0)
+          for (const { level } of ran) assert.isDefined(level)
         })
       )
 
