@@ -47,6 +47,12 @@ const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-1
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
 
+/** The Postgres backends serving `database` now. */
+const backendPids = async (admin: pg.Client, database: string): Promise<Array<number>> =>
+  (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [database])).rows.map(
+    (row: { pid: number }) => row.pid
+  )
+
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "hitl-create-cost-"))
   const database = await freshDatabase(databaseUrl, "createcost")
@@ -86,15 +92,11 @@ const main = async () => {
         connections,
         amount
       })
-    const backends = async (of: string) =>
-      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [of])).rows.map(
-        (row: { pid: number }) => row.pid
-      )
     const totals = new Map<number, number>()
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
       const serverPids = processGroupPids(server.child.pid!)
-      const pgPids = await backends(name)
+      const pgPids = await backendPids(admin, name)
       const cpu = () => ({
         server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
         db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
@@ -167,9 +169,7 @@ const measureBaseline = async (orgId: string, serverTotals: ReadonlyMap<number, 
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
       const pids = processGroupPids(baseline.child.pid!)
-      const pgPids = (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map(
-        (row: { pid: number }) => row.pid
-      )
+      const pgPids = await backendPids(admin, name)
       const cpu = () => ({
         process: pids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
         db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
