@@ -26,7 +26,7 @@ import pg from "pg"
 import { percentile } from "./Report.ts"
 import {
   freshDatabase,
-  processCpuMillis,
+  processesCpuMillis,
   processGroupPids,
   startBaseline,
   startBundledServer
@@ -47,11 +47,17 @@ const logPath = process.env["BENCH_PG_LOG"] ?? "/var/log/postgresql/postgresql-1
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
 
-/** The Postgres backends serving `database` now. */
-const backendPids = async (admin: pg.Client, database: string): Promise<Array<number>> =>
-  (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [database])).rows.map(
+/**
+ * The CPU milliseconds used so far by a served process's group (`group`) and by the Postgres backends serving
+ * `database`, both as they are now: read it before and after a run.
+ */
+const cpuOf = async (admin: pg.Client, group: number, database: string) => {
+  const processes = processGroupPids(group)
+  const backends = (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [database])).rows.map(
     (row: { pid: number }) => row.pid
   )
+  return () => ({ process: processesCpuMillis(processes), db: processesCpuMillis(backends) })
+}
 
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "hitl-create-cost-"))
@@ -95,12 +101,7 @@ const main = async () => {
     const totals = new Map<number, number>()
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
-      const serverPids = processGroupPids(server.child.pid!)
-      const pgPids = await backendPids(admin, name)
-      const cpu = () => ({
-        server: serverPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
-        db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
-      })
+      const cpu = await cpuOf(admin, server.child.pid!, name)
       const logFrom = statSync(logPath).size
       const before = cpu()
       // SIGWINCH starts the profile and the next one writes it (bench/ProfileOnSignal.mjs).
@@ -126,14 +127,14 @@ const main = async () => {
       process.stdout.write(
         `\n${connections} connection(s), ${creates} creates${hubDown ? " (hub unreachable)" : ""}: ` +
           `p50 ${percentile(result.latencies, 50).toFixed(2)} ms, ${(creates / result.seconds).toFixed(0)} req/s, ` +
-          `non-201 ${result.bad}; server CPU ${((after.server - before.server) / creates).toFixed(2)} ms/create, ` +
+          `non-201 ${result.bad}; server CPU ${((after.process - before.process) / creates).toFixed(2)} ms/create, ` +
           `backends ${((after.db - before.db) / creates).toFixed(2)} ms/create; ` +
           `${(statements / creates).toFixed(2)} statements/create\n`
       )
       for (const [text, count] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14)) {
         process.stdout.write(`  ${(count / creates).toFixed(2)}  ${text}\n`)
       }
-      totals.set(connections, (after.server - before.server + after.db - before.db) / creates)
+      totals.set(connections, (after.process - before.process + after.db - before.db) / creates)
     }
     if (withBaseline) await measureBaseline(data.orgId, totals)
   } finally {
@@ -168,12 +169,7 @@ const measureBaseline = async (orgId: string, serverTotals: ReadonlyMap<number, 
       })
     for (const connections of [1, 32]) {
       await fire(connections, Math.max(200, connections * 20))
-      const pids = processGroupPids(baseline.child.pid!)
-      const pgPids = await backendPids(admin, name)
-      const cpu = () => ({
-        process: pids.reduce((sum, pid) => sum + processCpuMillis(pid), 0),
-        db: pgPids.reduce((sum, pid) => sum + processCpuMillis(pid), 0)
-      })
+      const cpu = await cpuOf(admin, baseline.child.pid!, name)
       const before = cpu()
       const result = await fire(connections, creates)
       const after = cpu()
