@@ -7,6 +7,7 @@ import { SqlClient, SqlError } from "effect/sql"
 import { mkdir } from "node:fs/promises"
 import * as Path from "node:path"
 import { Unavailable } from "../../core/kernel/Errors.ts"
+import { keepNoCompiledStatements } from "./CompiledStatements.ts"
 import { DataDirInUse, lockDataDir, restrictPermissions } from "./DataDir.ts"
 import { seedFromImage, type EmbeddedImage } from "./EmbeddedImage.ts"
 
@@ -97,6 +98,7 @@ const withClient = (
   Layer.effectContext(
     Effect.gen(function* () {
       const client = yield* acquire()
+      keepNoCompiledStatements(client)
       const ping = client`SELECT 1`.pipe(
         Effect.asVoid,
         Effect.timeout(timeouts.pingTimeout ?? defaultPingTimeout),

@@ -81,6 +81,34 @@ for (const backend of sqlBackends) {
         })
       )
 
+      it.effect("keeps no compiled statement: a statement's text and parameters die with it", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // The compiler and its two caches, where the SQL client keeps them: if a later version moves them, this
+          // fails, and `keepNoCompiledStatements` (which then changes nothing) needs another look.
+          type Caches = { readonly statementCache: unknown; readonly statementCacheNoTransform: unknown }
+          const compilerOf = (statement: unknown) => (statement as { readonly compiler: Caches }).compiler
+          const compiler = compilerOf(sql.unsafe("SELECT 1"))
+          assert.instanceOf(compiler.statementCache, WeakMap)
+          assert.instanceOf(compiler.statementCacheNoTransform, WeakMap)
+          const kept = (statement: object) =>
+            [compiler.statementCache, compiler.statementCacheNoTransform].some(
+              (cache) => (cache as WeakMap<object, unknown>).get(statement) !== undefined
+            )
+
+          const read = sql<{ n: number }>`SELECT ${7}::integer AS n`
+          assert.deepStrictEqual(yield* read, [{ n: 7 }])
+          assert.isFalse(kept(read))
+          // Run again, it is compiled again, to the same text.
+          assert.deepStrictEqual(yield* read, [{ n: 7 }])
+          const untransformed = sql.withoutTransforms()<{ n: number }>`SELECT ${8}::integer AS n`
+          assert.deepStrictEqual(yield* untransformed, [{ n: 8 }])
+          assert.isFalse(kept(untransformed))
+          assert.deepStrictEqual(read.compile(), read.compile())
+          assert.isFalse(kept(read))
+        })
+      )
+
       it.effect("withTransaction commits on success and rolls back on failure", () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
