@@ -16,6 +16,9 @@
  * `--profile-kind=survivors` of the allocations that outlived a young-generation collection
  * (bench/ProfileOnSignal.mjs). The server runs compiled, as `npm start` runs it; read the profile with
  * bench/profileSums.mjs, whose `--modules` names the source file of each line of the compiled server.
+ * `--durations` logs each statement's duration instead (`log_min_duration_statement = 0`) and prints beside each
+ * kind of statement the milliseconds per create the database spent on it (parse, bind and execute summed: time
+ * in the backend, waits for locks and the log's flush included, not CPU alone).
  * Reading the Postgres log needs access to it (BENCH_PG_LOG, default the Debian path of Postgres 15).
  */
 import { randomBytes } from "node:crypto"
@@ -39,6 +42,7 @@ const option = (name: string) =>
 const creates = Number(option("creates") ?? "1000")
 const hubDown = process.argv.includes("--hub-down")
 const withBaseline = process.argv.includes("--baseline")
+const durations = process.argv.includes("--durations")
 const profileDir = option("profile")
 const profileKind = option("profile-kind") ?? "cpu"
 if (!["cpu", "heap", "survivors"].includes(profileKind)) throw new Error("--profile-kind is cpu, heap or survivors")
@@ -65,7 +69,11 @@ const main = async () => {
   const name = new URL(database.url).pathname.slice(1)
   const admin = new pg.Client({ connectionString: databaseUrl })
   await admin.connect()
-  await admin.query(`ALTER DATABASE ${name} SET log_statement = 'all'`)
+  await admin.query(
+    durations
+      ? `ALTER DATABASE ${name} SET log_min_duration_statement = 0`
+      : `ALTER DATABASE ${name} SET log_statement = 'all'`
+  )
   const keys = newOperatorKeys()
   const server = await startBundledServer({
     cwd: root,
@@ -114,14 +122,19 @@ const main = async () => {
       const log = readFileSync(logPath).subarray(logFrom).toString("utf8")
       const lines = log.split("\n")
       const kinds = new Map<string, number>()
+      const spent = new Map<string, number>()
       let statements = 0
       lines.forEach((line, i) => {
-        if (!line.includes(`@${name} LOG:  `) || !/LOG: {2}(statement|execute)/.test(line)) return
-        statements++
+        if (!line.includes(`@${name} LOG:  `)) return
+        const logged = /LOG: {2}(?:duration: ([\d.]+) ms {2})?(statement|execute|parse|bind)\b[^:]*: (.*)$/.exec(line)
+        if (logged === null) return
         // A statement of several lines goes on below its log line: name it by its first words.
-        let text = line.replace(/^.*LOG: {2}(statement|execute [^:]*): /, "").trim()
+        let text = logged[3]!.trim()
         for (let j = i + 1; text === "" && j < lines.length && !/^\d{4}-/.test(lines[j]!); j++) text = lines[j]!.trim()
         text = text.replace(/\s+/g, " ").slice(0, 70)
+        if (logged[1] !== undefined) spent.set(text, (spent.get(text) ?? 0) + Number(logged[1]))
+        if (logged[2] !== "statement" && logged[2] !== "execute") return
+        statements++
         kinds.set(text, (kinds.get(text) ?? 0) + 1)
       })
       process.stdout.write(
@@ -132,7 +145,10 @@ const main = async () => {
           `${(statements / creates).toFixed(2)} statements/create\n`
       )
       for (const [text, count] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14)) {
-        process.stdout.write(`  ${(count / creates).toFixed(2)}  ${text}\n`)
+        const ms = spent.get(text)
+        process.stdout.write(
+          `  ${(count / creates).toFixed(2)}  ${ms === undefined ? "" : `${(ms / creates).toFixed(3)} ms  `}${text}\n`
+        )
       }
       totals.set(connections, (after.process - before.process + after.db - before.db) / creates)
     }
