@@ -79,6 +79,12 @@ export const openApiDocument = <Id extends string, Groups extends HttpApiGroup.C
   api: HttpApi.HttpApi<Id, Groups>
 ): OpenApi.OpenAPISpec => OpenApi.fromApi(publishedApi(api))
 
+/** `make`'s value, made on the first call and kept. */
+const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
+
 const wantsYaml = (request: HttpServerRequest.HttpServerRequest, format: string | null) =>
   format === "yaml" || (format === null && (request.headers["accept"] ?? "").includes("application/yaml"))
 
@@ -92,10 +98,12 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
 ) =>
   HttpRouter.use(
     Effect.fnUntraced(function* (router) {
-      const spec = openApiDocument(api)
-      const json = JSON.stringify(spec)
+      // Made on the first request for each, not at start: the document and its YAML cost a quarter of a second of a
+      // start's CPU, for a route few requests take.
+      const spec = once(() => openApiDocument(api))
+      const json = once(() => JSON.stringify(spec()))
+      const yaml = once(() => documentYaml(spec()))
       const docs = docsPage(api)
-      const yaml = documentYaml(spec)
       const limits = yield* RateLimits
       const budget = {
         name: `${api.identifier}.openapi`,
@@ -125,8 +133,8 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
             })
           }
           return wantsYaml(request, format)
-            ? HttpServerResponse.text(yaml, { contentType: "application/yaml" })
-            : HttpServerResponse.text(json, { contentType: "application/json" })
+            ? HttpServerResponse.text(yaml(), { contentType: "application/yaml" })
+            : HttpServerResponse.text(json(), { contentType: "application/json" })
         })
       )
       yield* router.add("GET", docsPath, docs)
