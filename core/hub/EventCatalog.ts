@@ -274,16 +274,22 @@ export class EventCatalog extends Context.Service<
 
       return EventCatalog.of({
         add: (input) => Effect.flatMap(checked(input), store.upsert),
+        // A type already stored is kept as it is, so it is not checked again either: compiling a schema is most of
+        // the cost of seeding, paid at every start otherwise.
         seed: (entries) =>
           Effect.forEach(
             entries,
             (input) =>
-              checked(input).pipe(
-                Effect.flatMap(store.insertIfAbsent),
-                // A producer this server does not register (a first-party service left out) keeps its types out.
-                Effect.catchTag("ValidationError", (error) =>
-                  Effect.logWarning(`event catalog: ${input.type} not seeded: ${error.message}`)
-                )
+              Effect.flatMap(store.find(input.type), (stored) =>
+                stored !== undefined
+                  ? Effect.void
+                  : checked(input).pipe(
+                      Effect.flatMap(store.insertIfAbsent),
+                      // A producer this server does not register (a first-party service left out) keeps its types out.
+                      Effect.catchTag("ValidationError", (error) =>
+                        Effect.logWarning(`event catalog: ${input.type} not seeded: ${error.message}`)
+                      )
+                    )
               ),
             { discard: true }
           ),
