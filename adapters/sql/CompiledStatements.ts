@@ -13,8 +13,8 @@ interface CompilerCaches {
  * and on Node 20's V8 the value of a `WeakMap` entry whose key dies young is still carried into the old
  * generation by the young collection, where only a full collection frees it. Every statement's text and
  * parameters thus outlived its request: measured at 32 connections of decision creates, a third of what the
- * young collections promoted, and about 7 % of the server's CPU per create (docs/performance.md). A statement
- * run again (a check made once at start) is compiled again, which costs a few microseconds.
+ * young collections promoted, and 5 to 8 % of the server's CPU per create (docs/performance.md). A statement run
+ * more than once (one a layer builds when it starts, say) is compiled again at each run: a few microseconds.
  *
  * Both caches (with and without the client's name transforms) are shared by every copy of the compiler, so
  * their writes are turned off on the caches themselves. Answers whether both were found: a later version of
