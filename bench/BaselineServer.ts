@@ -6,14 +6,18 @@
  *
  * - BASELINE_PORT: where to listen (loopback).
  * - BASELINE_DATABASE_URL: a Postgres server; the tables go in schema BASELINE_SCHEMA (default `raw`).
- * - BASELINE_DATA_DIR: otherwise, PGlite kept under that folder and served over pglite-socket on loopback,
- *   reached with a pool of one connection, as the bundled server reaches its embedded database.
+ * - BASELINE_DATA_DIR: otherwise, PGlite kept under that folder and served over pglite-socket on a Unix socket
+ *   in a private temporary folder, reached with a pool of one connection, as the bundled server reaches its
+ *   embedded database.
  * - BASELINE_SIGNING_KEY: the producer's HMAC key for the event path.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
 import { ulid } from "ulid"
 import { decisionsTable } from "./BaselineTables.ts"
@@ -32,12 +36,13 @@ const openPool = async (): Promise<{ pool: pg.Pool; close: () => Promise<void> }
   }
   const dataDir = env("BASELINE_DATA_DIR")
   const db = await PGlite.create(dataDir === undefined ? {} : { dataDir })
-  const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
+  // pg reaches a Unix socket by its folder (`host`) and a name made of the port: `<host>/.s.PGSQL.<port>`.
+  const socketDir = await mkdtemp(join(tmpdir(), "hitl-baseline-"))
+  const socket = new PGLiteSocketServer({ db, path: join(socketDir, ".s.PGSQL.5432"), maxConnections: 2 })
   await socket.start()
-  const socketPort = Number(socket.getServerConn().split(":").pop())
   const pool = new pg.Pool({
-    host: "127.0.0.1",
-    port: socketPort,
+    host: socketDir,
+    port: 5432,
     user: "postgres",
     database: "postgres",
     max: 1,
@@ -48,6 +53,7 @@ const openPool = async (): Promise<{ pool: pg.Pool; close: () => Promise<void> }
     close: async () => {
       await pool.end()
       await socket.stop()
+      await rm(socketDir, { recursive: true, force: true })
       await db.close()
     }
   }

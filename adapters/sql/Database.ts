@@ -4,7 +4,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, type Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
-import { mkdir } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { Unavailable } from "../../core/kernel/Errors.ts"
 import { keepNoCompiledStatements } from "./CompiledStatements.ts"
@@ -78,13 +79,13 @@ export class Database extends Context.Service<
         yield* Effect.acquireRelease(restrictPermissions(root), () => restrictPermissions(root))
         const databaseDir = Path.join(root, "pglite")
         if (config.image !== undefined) yield* seedFromImage(config.image, databaseDir)
-        return embedded(databaseDir, config)
+        return embedded(databaseDir, root, config)
       })
     )
 
   /** PGlite in memory, gone when the layer is released: for tests and demos. */
   static readonly layerMemory = (config: DatabaseTimeouts = {}): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
-    embedded(undefined, config)
+    embedded(undefined, undefined, config)
 }
 
 const defaultConnectTimeout = Duration.seconds(5)
@@ -115,11 +116,37 @@ const startFailure = (message: string) => (cause: unknown) =>
   new SqlError.SqlError({ reason: new SqlError.ConnectionError({ cause, message, operation: "open" }) })
 
 /**
- * PGlite served on an ephemeral loopback port and reached like any Postgres server. Acquired in the order
- * PGlite, socket server, pool, so the scope releases them pool first, then the server, then PGlite (which
- * flushes its files on close).
+ * Where the embedded database's socket lives: `<dataDir>/pglite.sock`, or, when that path is longer than a
+ * Unix socket's address may be (about 100 bytes) or there is no data directory, a new folder of this account's
+ * own under the system's temporary folder. Either folder is 0700: no other account can reach the socket.
  */
-const embedded = (dataDir: string | undefined, timeouts: DatabaseTimeouts) =>
+const socketPath = (root: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      if (root !== undefined && Buffer.byteLength(Path.join(root, socketName)) <= maxSocketPath) {
+        // A socket left by a killed process: the data directory's lock, held now, says nobody uses it.
+        await rm(Path.join(root, socketName), { force: true })
+        return { path: Path.join(root, socketName), temporary: undefined }
+      }
+      const temporary = await mkdtemp(Path.join(tmpdir(), "hitl-db-"))
+      await chmod(temporary, 0o700)
+      return { path: Path.join(temporary, socketName), temporary }
+    }),
+    ({ path, temporary }) =>
+      Effect.promise(() => rm(temporary ?? path, { recursive: true, force: true }).catch(() => undefined))
+  ).pipe(Effect.map(({ path }) => path))
+
+const socketName = "pglite.sock"
+const maxSocketPath = 100
+
+/**
+ * PGlite served on a Unix socket that only this account can reach (see `socketPath`), and reached like any
+ * Postgres server. Never a TCP port: the embedded database trusts whoever connects (it has no passwords), so a
+ * loopback port would let any local account act as the database's superuser. Acquired in the order PGlite,
+ * socket server, pool, so the scope releases them pool first, then the server, then PGlite (which flushes its
+ * files on close).
+ */
+const embedded = (dataDir: string | undefined, root: string | undefined, timeouts: DatabaseTimeouts) =>
   withClient("embedded", timeouts, () =>
     Effect.gen(function* () {
       const db = yield* Effect.acquireRelease(
@@ -136,26 +163,23 @@ const embedded = (dataDir: string | undefined, timeouts: DatabaseTimeouts) =>
         }),
         (db) => Effect.tryPromise(() => db.close()).pipe(Effect.ignore({ log: "Warn" }))
       )
-      const server = yield* Effect.acquireRelease(
+      const path = yield* socketPath(root)
+      yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
             // PGlite is one session. The pool keeps one connection; the second slot only lets a
             // replacement connection (or a CancelRequest) in while the old socket is still closing.
-            const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
+            const server = new PGLiteSocketServer({ db, path, maxConnections: 2 })
             await server.start()
+            await chmod(path, 0o600)
             return server
           },
           catch: startFailure("Failed to serve the embedded database")
         }),
         (server) => Effect.tryPromise(() => server.stop()).pipe(Effect.ignore({ log: "Warn" }))
       )
-      const port = Number(server.getServerConn().split(":").pop())
-      if (!Number.isInteger(port) || port <= 0) {
-        return yield* Effect.die(new Error(`the embedded database server reported no port: ${server.getServerConn()}`))
-      }
       return yield* PgClient.make({
-        host: "127.0.0.1",
-        port,
+        path,
         username: "postgres",
         database: "postgres",
         maxConnections: 1,

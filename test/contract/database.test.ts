@@ -237,6 +237,24 @@ describe("Database (embedded on disk)", () => {
       ),
     60_000
   )
+
+  it.live(
+    "serves a data directory whose path is too long for a socket address through a private temporary folder",
+    () =>
+      withTempDir((dir) =>
+        Effect.gen(function* () {
+          const deep = Path.join(dir, "a-folder-name-long-enough".repeat(5))
+          assert.isAbove(Buffer.byteLength(Path.join(deep, "pglite.sock")), 108)
+          const rows = yield* Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            return yield* sql<{ one: number }>`SELECT 1 AS one`
+          }).pipe(Effect.provide(Database.layer({ dataDir: deep })))
+          assert.deepStrictEqual(rows, [{ one: 1 }])
+          assert.isFalse(existsSync(Path.join(deep, "pglite.sock")))
+        })
+      ),
+    60_000
+  )
 })
 
 /** A TCP server that accepts connections and never answers: a database that hangs. */
