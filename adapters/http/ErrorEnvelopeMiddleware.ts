@@ -1,29 +1,17 @@
 import { ByteSize, Cause, Context, Effect, Option, Predicate } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { Readiness, schemaIssues, type ErrorCode, type FieldIssues } from "../../core/kernel/index.ts"
-import { errorResponse, isOutage, validationCode, type CodeDialect, type ValidationCode } from "./ErrorResponse.ts"
+import { Readiness, schemaIssues, type FieldIssues } from "../../core/kernel/index.ts"
+import {
+  errorResponse,
+  isOutage,
+  validationCode,
+  type CodeDialect,
+  type ErrorRenderer,
+  type ValidationCode
+} from "./ErrorResponse.ts"
 import { limitFor, type RouteLimits } from "./BodyLimit.ts"
 import { rejectUnstorableText } from "./TextGuard.ts"
-
-interface FailureAnswer {
-  readonly message?: string
-  readonly status?: number
-  /** UNAVAILABLE because the database cannot be reached (a dialect may answer that in its own way). */
-  readonly outage?: boolean
-}
-
-/** A failure to answer: its code, and for a validation code the list of bad fields. */
-export type RenderedFailure =
-  | (FailureAnswer & { readonly code: ValidationCode; readonly details?: FieldIssues | undefined })
-  | (FailureAnswer & { readonly code: Exclude<ErrorCode, ValidationCode>; readonly details?: unknown })
-
-/** How a service renders an error body: the envelope, or the task inbox's `{error}`. */
-export type ErrorRenderer = (
-  /** The request answered: its method and target, or nothing when Node refused it before it was read. */
-  request: Pick<HttpServerRequest.HttpServerRequest, "url" | "method"> | undefined,
-  failure: RenderedFailure
-) => HttpServerResponse.HttpServerResponse
 
 export const envelopeRenderer: ErrorRenderer = (_request, { code, ...options }) => errorResponse(code, options)
 

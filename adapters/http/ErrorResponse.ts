@@ -1,5 +1,5 @@
 import { Cause, Effect, Option, Predicate, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlError } from "effect/sql"
 import type {
   InvalidActionTransition,
@@ -32,6 +32,25 @@ import {
 
 /** The validation code in the hub's and the decisions service's spellings. */
 export type ValidationCode = "VALIDATION_ERROR" | "validation_error"
+
+interface FailureAnswer {
+  readonly message?: string
+  readonly status?: number
+  /** UNAVAILABLE because the database cannot be reached (a dialect may answer that in its own way). */
+  readonly outage?: boolean
+}
+
+/** A failure to answer: its code, and for a validation code the list of bad fields. */
+export type RenderedFailure =
+  | (FailureAnswer & { readonly code: ValidationCode; readonly details?: FieldIssues | undefined })
+  | (FailureAnswer & { readonly code: Exclude<ErrorCode, ValidationCode>; readonly details?: unknown })
+
+/** How a service renders an error body: the envelope, or the task inbox's `{error}`. */
+export type ErrorRenderer = (
+  /** The request answered: its method and target, or nothing when Node refused it before it was read. */
+  request: Pick<HttpServerRequest.HttpServerRequest, "url" | "method"> | undefined,
+  failure: RenderedFailure
+) => HttpServerResponse.HttpServerResponse
 
 const isValidationCode = (code: ErrorCode): code is ValidationCode =>
   code === "VALIDATION_ERROR" || code === "validation_error"

@@ -10,7 +10,8 @@ import {
 } from "../../core/idempotency/Idempotency.ts"
 import { IdempotencyStore, type KeptResponse } from "../../core/idempotency/IdempotencyStore.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
-import { envelopeRenderer, type ErrorRenderer } from "./ErrorEnvelopeMiddleware.ts"
+import { envelopeRenderer } from "./ErrorEnvelopeMiddleware.ts"
+import type { ErrorRenderer } from "./ErrorResponse.ts"
 import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
 import {
   IdempotencyCreate,

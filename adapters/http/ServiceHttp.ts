@@ -11,15 +11,10 @@ import {
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { createServer, STATUS_CODES, type Server } from "node:http"
 import type { Duplex } from "node:stream"
-import {
-  envelopeRenderer,
-  errorEnvelopeMiddleware,
-  type ErrorEnvelopeOptions,
-  type ErrorRenderer
-} from "./ErrorEnvelopeMiddleware.ts"
+import { envelopeRenderer, errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
 import { routeLimits } from "./BodyLimit.ts"
 import { requestLog } from "./RequestLog.ts"
-import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
+import { validationCode, type CodeDialect, type ErrorRenderer } from "./ErrorResponse.ts"
 import { openApiRoutes } from "./OpenApiRoutes.ts"
 import { canonicalTarget, routerConfig } from "./RequestTarget.ts"
 

@@ -1,8 +1,7 @@
 import { Array as Arr, Effect, Predicate } from "effect"
 import { HttpServerRequest } from "effect/http"
-import type { ErrorRenderer } from "./ErrorEnvelopeMiddleware.ts"
 import type { FieldIssue } from "../../core/kernel/index.ts"
-import type { ValidationCode } from "./ErrorResponse.ts"
+import type { ErrorRenderer, ValidationCode } from "./ErrorResponse.ts"
 
 /** Deeper JSON is refused: no request of any service needs it, and stores and serializers recurse on it. */
 export const maxJsonDepth = 64

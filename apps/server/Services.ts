@@ -20,7 +20,7 @@ import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/ta
 import { TasksHandlers, TasksUniformHandlers } from "../../adapters/http/tasks/Handlers.ts"
 import { TasksSignInHandlers, type TasksWebSignIn } from "../../adapters/http/tasks/SignIn.ts"
 import { tasksError, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
-import type { ErrorRenderer } from "../../adapters/http/ErrorEnvelopeMiddleware.ts"
+import type { ErrorRenderer } from "../../adapters/http/ErrorResponse.ts"
 import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
 import type { ContextKeys } from "../../core/hub/ContextKeys.ts"

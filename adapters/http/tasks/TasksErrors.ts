@@ -1,6 +1,7 @@
 import { Cause, Effect, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { envelopeRenderer, type ErrorRenderer } from "../ErrorEnvelopeMiddleware.ts"
+import { envelopeRenderer } from "../ErrorEnvelopeMiddleware.ts"
+import type { ErrorRenderer } from "../ErrorResponse.ts"
 import { answerWith, isConnectionFailure, type ErrorAnswers } from "../ErrorResponse.ts"
 import type { InvalidFields, ProposalNotOpen } from "../../../core/tasks/Errors.ts"
 import type { Forbidden, NotFound, Unauthorized, UpstreamError } from "../../../core/kernel/index.ts"
