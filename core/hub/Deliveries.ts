@@ -101,6 +101,14 @@ export class DeliveryStore extends Context.Service<
     readonly settle: (ids: ReadonlyArray<string>, outcome: DeliveryOutcome) => Effect.Effect<void>
     /** Marks `interrupted` every delivery left `sending` past its lease; answers how many. */
     readonly interruptStale: (nowIso: string) => Effect.Effect<number>
+    /**
+     * The attempts counted so far (claims included, whatever became of them) of each notification's deliveries
+     * on one channel, summed over its targets; a notification with none is missing from the map.
+     */
+    readonly attemptsOf: (
+      channel: DeliveryChannel,
+      notificationIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, number>>
     /** Cancels the pending deliveries to one target (a push subscription that was removed). */
     readonly cancelTarget: (channel: DeliveryChannel, target: string, reason: string) => Effect.Effect<void>
     /** The user's delivery log, newest first (operators). */

@@ -2,6 +2,7 @@ import { type Cause, Clock, Context, Effect, Layer, Option, Predicate } from "ef
 import { normalizeEmail } from "../kernel/Email.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { makeClaimPacing } from "../kernel/HandOver.ts"
+import { Hub } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
@@ -207,9 +208,10 @@ export class EventProcessor extends Context.Service<
           for (const { recipient } of filed) {
             const userId = recipient.user.id
             if (!recipient.preferences.channels.includes("push") || browsers.has(userId)) continue
+            // The latest registered only: whatever is stored, one notification is queued for so many browsers at most.
             browsers.set(
               userId,
-              (yield* subscriptions.forUser(userId)).map((b) => b.id)
+              (yield* subscriptions.forUser(userId)).slice(-Hub.pushSubscriptionsPerPerson).map((b) => b.id)
             )
           }
           return browsers

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Random } from "effect"
 import { open } from "../auth/SecretBox.ts"
 import { Mailer } from "../kernel/Mailer.ts"
+import { Hub } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { ChannelFailure, ChatChannel, PushChannel, type PushTarget } from "./Channels.ts"
 import { DeliveryStore, retryAt, type ClaimedDelivery, type DeliveryOutcome } from "./Deliveries.ts"
@@ -26,6 +27,11 @@ export interface NotificationDeliveriesConfig {
 }
 
 const gone = (reason: string): DeliveryOutcome => ({ status: "cancelled", error: reason })
+
+const overPushBudget: DeliveryOutcome = {
+  status: "failed",
+  error: "the notification made as many push requests as one notification may"
+}
 
 /**
  * Sends what the channels' outbox holds (docs/notifications.md, "Channels, preferences and delivery").
@@ -188,6 +194,36 @@ export class NotificationDeliveries extends Context.Service<
           )
         })
 
+        /**
+         * The claimed pushes that may go out: a notification makes at most `Hub.pushAttemptsPerNotification` push
+         * requests over all of the person's browsers, first sends and retries alike. Read after the claim has
+         * committed, the notification's counted attempts include this batch's and any other worker's claims made
+         * so far; of this batch's, only as many go as the budget leaves beside the others (the first ones, oldest
+         * first). Two workers reading at once each see the other's claims, so together they never exceed it.
+         */
+        const withinPushBudget = Effect.fnUntraced(function* (claimed: ReadonlyArray<ClaimedDelivery>) {
+          if (claimed.length === 0) return { allowed: claimed, overBudget: [] }
+          const counted = yield* store.attemptsOf(
+            "push",
+            claimed.map((c) => c.notification.id)
+          )
+          const inBatch = new Map<string, number>()
+          for (const c of claimed) inBatch.set(c.notification.id, (inBatch.get(c.notification.id) ?? 0) + 1)
+          const granted = new Map<string, number>()
+          const allowed: Array<ClaimedDelivery> = []
+          const overBudget: Array<ClaimedDelivery> = []
+          for (const c of claimed) {
+            const id = c.notification.id
+            const before = (counted.get(id) ?? 0) - inBatch.get(id)!
+            const taken = granted.get(id) ?? 0
+            if (before + taken < Hub.pushAttemptsPerNotification) {
+              granted.set(id, taken + 1)
+              allowed.push(c)
+            } else overBudget.push(c)
+          }
+          return { allowed, overBudget }
+        })
+
         /** A send that died unexpectedly (a defect) is logged; its delivery stays `sending` and is interrupted later. */
         const guarded = <R>(what: string, effect: Effect.Effect<void, never, R>) =>
           Effect.catchCause(effect, (cause) => Effect.logError(`notification ${what} delivery failed`, cause))
@@ -215,7 +251,9 @@ export class NotificationDeliveries extends Context.Service<
               discard: true
             })
             const pushes = push.publicKey === undefined ? [] : yield* store.claim("push", now, leaseUntil, batchSize)
-            yield* Effect.forEach(pushes, (claimed) => guarded("push", sendPush(claimed, nowMs)), {
+            const { allowed, overBudget } = yield* withinPushBudget(pushes)
+            for (const claimed of overBudget) yield* settleOne(claimed, overPushBudget)
+            yield* Effect.forEach(allowed, (claimed) => guarded("push", sendPush(claimed, nowMs)), {
               concurrency: 8,
               discard: true
             })

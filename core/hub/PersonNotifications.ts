@@ -3,6 +3,7 @@ import { seal } from "../auth/SecretBox.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { NotConfigured, NotFound, ValidationError } from "../kernel/Errors.ts"
 import { bodyIssue, queryIssue, type FieldIssue } from "../kernel/FieldIssue.ts"
+import { Hub } from "../kernel/Limits.ts"
 import { decodeCursor, encodeCursor } from "../kernel/Paging.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { checkWebhookUrl } from "../kernel/WebhookUrl.ts"
@@ -204,13 +205,16 @@ export class PersonNotifications extends Context.Service<
               return yield* invalid(bodyIssue("keys.auth", "must be a 16-byte secret"))
             }
             if (config.secretsKey === undefined) return yield* noKey
-            yield* subscriptions.save({
-              id: yield* ids.next,
-              userId,
-              endpoint: body.endpoint,
-              sealedKeys: seal(config.secretsKey, JSON.stringify({ p256dh: body.keys.p256dh, auth: body.keys.auth })),
-              createdAt: yield* now
-            })
+            yield* subscriptions.save(
+              {
+                id: yield* ids.next,
+                userId,
+                endpoint: body.endpoint,
+                sealedKeys: seal(config.secretsKey, JSON.stringify({ p256dh: body.keys.p256dh, auth: body.keys.auth })),
+                createdAt: yield* now
+              },
+              Hub.pushSubscriptionsPerPerson
+            )
           }),
           unsubscribe: (userId, endpoint) => subscriptions.remove(userId, endpoint)
         })

@@ -15,9 +15,10 @@ export class PushSubscriptionStore extends Context.Service<
   {
     /**
      * Keeps the subscription; an endpoint registered before (by anyone: a browser profile changed hands) is
-     * replaced, keeping its id. Answers the id kept.
+     * replaced, keeping its id, and counts as registered now. Then, in the same transaction, the person keeps
+     * only their `keepAtMost` most recently registered subscriptions: the oldest go. Answers the id kept.
      */
-    readonly save: (subscription: PushSubscription) => Effect.Effect<string>
+    readonly save: (subscription: PushSubscription, keepAtMost: number) => Effect.Effect<string>
     readonly find: (id: string) => Effect.Effect<PushSubscription | undefined>
     readonly forUser: (userId: string) => Effect.Effect<ReadonlyArray<PushSubscription>>
     /** Removes the user's subscription with that endpoint; false when the user has none. */

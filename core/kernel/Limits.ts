@@ -24,7 +24,11 @@ export const Hub = {
   emailMax: 254,
   recordingIdMax: 64,
   landingPathMax: 512,
-  orgIdMax: 64
+  orgIdMax: 64,
+  /** Browsers one person keeps registered for web push; registering one more replaces their oldest. */
+  pushSubscriptionsPerPerson: 10,
+  /** Push requests (first sends and retries, over all of the person's browsers) one notification may make. */
+  pushAttemptsPerNotification: 10
 } as const
 
 export const Decisions = {

@@ -22,7 +22,11 @@ export const checkWebhookUrl = (
     return Result.fail("must be an absolute URL")
   }
   if (url.username !== "" || url.password !== "") return Result.fail("must not carry credentials")
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  // A name written with the root's trailing dot (`localhost.`) is the same name: checked without it.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.+$/, "")
+    .toLowerCase()
   const loopback = loopbackHost(host)
   if (options.allowLoopbackHttp && loopback && (url.protocol === "http:" || url.protocol === "https:")) {
     return Result.succeed(url.toString())

@@ -8,9 +8,16 @@ import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
 import { NotificationFiling } from "../../core/hub/NotificationFiling.ts"
 import { NotificationStore, type Notification } from "../../core/hub/NotificationStore.ts"
 import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
+import { PushSubscriptionStore, type PushSubscription } from "../../core/hub/PushSubscriptions.ts"
 
 export type HubEventStores =
-  EventStore | CatalogStore | NotificationStore | NotificationFiling | DeliveryStore | OrgChatWebhookStore
+  | EventStore
+  | CatalogStore
+  | NotificationStore
+  | NotificationFiling
+  | DeliveryStore
+  | OrgChatWebhookStore
+  | PushSubscriptionStore
 
 const nextId = monotonicFactory()
 const at = (year: number, seconds = 0) => new Date(Date.UTC(year, 0, 1) + seconds * 1000).toISOString()
@@ -639,6 +646,37 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
         })
       )
 
+      it.effect("counts a notification's attempts on one channel over all its targets, claims included", () =>
+        Effect.gen(function* () {
+          const notifications = yield* NotificationStore
+          const store = yield* DeliveryStore
+          const userId = `usr_${randomUUID()}`
+          const [n, other, none] = [
+            notificationOf(userId, { createdAt: at(2007) }),
+            notificationOf(userId, { createdAt: at(2007) }),
+            notificationOf(userId, { createdAt: at(2007) })
+          ]
+          for (const x of [n!, other!]) yield* notifications.file(x)
+          yield* store.enqueue([
+            deliveryOf(n!, { channel: "chat", target: "person" }),
+            deliveryOf(n!, { channel: "push", target: "sub_a" }),
+            deliveryOf(n!, { channel: "push", target: "sub_b" }),
+            deliveryOf(other!, { channel: "push", target: "sub_a" })
+          ])
+          const mine = (claimed: ReadonlyArray<ClaimedDelivery>) => claimed.filter((c) => c.delivery.userId === userId)
+          const first = mine(yield* store.claim("push", at(2007), at(2007, 60), 1000))
+          assert.strictEqual(first.length, 3)
+          yield* store.settle([`${n!.id}/push/sub_a`], { status: "pending", nextAttemptAt: at(2007, 1), error: "503" })
+          yield* store.settle([`${n!.id}/push/sub_b`, `${other!.id}/push/sub_a`], { status: "failed", error: "403" })
+          assert.strictEqual(mine(yield* store.claim("push", at(2007, 1), at(2007, 60), 1000)).length, 1)
+          yield* store.claim("chat", at(2007), at(2007, 60), 1000)
+          const counted = yield* store.attemptsOf("push", [n!.id, other!.id, none!.id, n!.id])
+          assert.deepStrictEqual([counted.get(n!.id), counted.get(other!.id), counted.has(none!.id)], [3, 1, false])
+          assert.strictEqual((yield* store.attemptsOf("chat", [n!.id])).get(n!.id), 1)
+          assert.strictEqual((yield* store.attemptsOf("push", [])).size, 0)
+        })
+      )
+
       it.effect("concurrent claims never hand out the same delivery twice", () =>
         Effect.gen(function* () {
           const notifications = yield* NotificationStore
@@ -701,6 +739,77 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
             (yield* store.findAll([one!, two!])).map((w) => w.orgId),
             [two!]
           )
+        })
+      )
+    })
+
+    describe("PushSubscriptionStore", () => {
+      const browser = (userId: string, n: number, seconds = n): PushSubscription => ({
+        id: nextId(),
+        userId,
+        endpoint: `https://push.example/${userId}/${n}`,
+        sealedKeys: `sealed:${n}`,
+        createdAt: at(2040, seconds)
+      })
+      const endpointsOf = (userId: string) =>
+        Effect.map(
+          PushSubscriptionStore.use((s) => s.forUser(userId)),
+          (list) => list.map((b) => b.endpoint)
+        )
+
+      it.effect("keeps a person's ten latest browsers: the eleventh replaces the oldest, no one else's", () =>
+        Effect.gen(function* () {
+          const store = yield* PushSubscriptionStore
+          const [ada, bob] = [`usr_${randomUUID()}`, `usr_${randomUUID()}`]
+          yield* store.save(browser(bob!, 0), 10)
+          for (let n = 1; n <= 10; n++) yield* store.save(browser(ada!, n), 10)
+          assert.strictEqual((yield* endpointsOf(ada!)).length, 10)
+          const eleventh = browser(ada!, 11)
+          assert.strictEqual(yield* store.save(eleventh, 10), eleventh.id)
+          const kept = yield* endpointsOf(ada!)
+          assert.deepStrictEqual(
+            kept,
+            Array.from({ length: 10 }, (_, i) => browser(ada!, i + 2).endpoint)
+          )
+          assert.deepStrictEqual(yield* endpointsOf(bob!), [browser(bob!, 0).endpoint])
+        })
+      )
+
+      it.effect("the same endpoint registered again stays one subscription, with its id, registered anew", () =>
+        Effect.gen(function* () {
+          const store = yield* PushSubscriptionStore
+          const ada = `usr_${randomUUID()}`
+          const first = browser(ada, 1)
+          yield* store.save(first, 10)
+          for (let n = 2; n <= 10; n++) yield* store.save(browser(ada, n), 10)
+          // The first browser again, later: it is kept (now the latest), and the one that goes is the second.
+          const again = { ...first, id: nextId(), sealedKeys: "sealed:new", createdAt: at(2040, 30) }
+          assert.strictEqual(yield* store.save(again, 10), first.id)
+          yield* store.save(browser(ada, 11), 10)
+          const kept = yield* store.forUser(ada)
+          assert.strictEqual(kept.length, 10)
+          assert.deepStrictEqual(
+            kept.map((b) => b.endpoint),
+            [
+              ...Array.from({ length: 8 }, (_, i) => browser(ada, i + 3).endpoint),
+              browser(ada, 11).endpoint,
+              first.endpoint
+            ]
+          )
+          assert.deepStrictEqual(yield* store.find(first.id), { ...again, id: first.id })
+        })
+      )
+
+      it.effect("registrations of one person at the same moment still leave ten", () =>
+        Effect.gen(function* () {
+          const store = yield* PushSubscriptionStore
+          const ada = `usr_${randomUUID()}`
+          yield* Effect.forEach(
+            Array.from({ length: 16 }, (_, n) => browser(ada, n + 1)),
+            (b) => store.save(b, 10),
+            { concurrency: "unbounded", discard: true }
+          )
+          assert.strictEqual((yield* store.forUser(ada)).length, 10)
         })
       )
     })

@@ -15,6 +15,7 @@ import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFilingSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
+import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { DeliveryStoreSql } from "../../adapters/sql/hub/DeliveryStoreSql.ts"
 
 /**
@@ -52,7 +53,8 @@ for (const backend of sqlBackends) {
         NotificationStoreSql,
         NotificationFilingSql,
         DeliveryStoreSql,
-        OrgChatWebhookStoreSql
+        OrgChatWebhookStoreSql,
+        PushSubscriptionStoreSql
       ),
       backend
     )

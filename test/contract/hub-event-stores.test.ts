@@ -6,6 +6,7 @@ import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFilingSql.ts"
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
+import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
 import { HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
 import { NotificationFiling } from "../../core/hub/NotificationFiling.ts"
 import { sqlBackends } from "../support/Databases.ts"
@@ -27,7 +28,8 @@ for (const backend of sqlBackends) {
         NotificationStoreSql,
         NotificationFilingSql,
         DeliveryStoreSql,
-        OrgChatWebhookStoreSql
+        OrgChatWebhookStoreSql,
+        PushSubscriptionStoreSql
       ),
       backend
     )

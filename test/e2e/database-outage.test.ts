@@ -193,6 +193,24 @@ const call = async (port: number, method: string, path: string, headers: Record<
   return { status: response.status, text, json: text.length > 0 ? (JSON.parse(text) as any) : undefined }
 }
 
+/** A request as a browser or an OpenID client makes it: redirects are answers, the body is any text. */
+const browse = async (
+  port: number,
+  method: string,
+  path: string,
+  init: { readonly headers?: Record<string, string>; readonly body?: string } = {}
+) => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, redirect: "manual", ...init })
+  return { status: response.status, text: await response.text(), location: response.headers.get("location") }
+}
+
+const tasksClientSecret = "tasks-client-secret-for-the-outage-test"
+
+/** What every route of the hub answers while its database cannot be reached. */
+const outageAnswer = {
+  error: { code: "UNAVAILABLE", message: "The service is temporarily unavailable. Retry later." }
+}
+
 /** Words of the database, its driver or the machine that an answer must never show. */
 const leaks = /postgres|pglite|sql|econn|socket|database_url|5432|127\.0\.0\.1:\d|\.ts:\d|\.js:\d/i
 
@@ -241,7 +259,8 @@ for (const databaseServer of databases) {
         DATA_DIR: tempDataDir(),
         DATABASE_URL: proxied.toString(),
         LOG_FORMAT: "json",
-        TASKS_MACHINE_KEYS: `${machineKey}:ops@acme.test:Ops Bot`
+        TASKS_MACHINE_KEYS: `${machineKey}:ops@acme.test:Ops Bot`,
+        TASKS_OIDC_CLIENT_SECRET: tasksClientSecret
       })
       cleanups.push(() => server.stop("SIGKILL"))
       const { hub, decisions, tasks } = server.ports
@@ -283,7 +302,38 @@ for (const databaseServer of databases) {
         "a task list": () => call(tasks, "GET", "/api/tasks", { "x-api-key": machineKey })
       }
 
+      // The hub's OpenID provider, as the task inbox's sign-in reaches it: its authorization request, the token
+      // exchange of its client, and a sign-in's interaction.
+      const login = await fetch(`http://127.0.0.1:${tasks}/auth/login`, { redirect: "manual" })
+      const authorize = new URL(login.headers.get("location") ?? "")
+      assert.deepStrictEqual([authorize.port, authorize.pathname], [String(hub), "/oidc/auth"], login.statusText)
+      const openId = {
+        "the OpenID authorization": () => browse(hub, "GET", `${authorize.pathname}${authorize.search}`),
+        "the OpenID token exchange": () =>
+          browse(hub, "POST", "/oidc/token", {
+            headers: {
+              authorization: `Basic ${Buffer.from(`tasks:${tasksClientSecret}`).toString("base64")}`,
+              "content-type": "application/x-www-form-urlencoded"
+            },
+            body: new URLSearchParams({
+              grant_type: "authorization_code",
+              code: "a-code-never-issued",
+              redirect_uri: authorize.searchParams.get("redirect_uri") ?? "",
+              code_verifier: "a".repeat(43)
+            }).toString()
+          }),
+        "an OpenID interaction": () => browse(hub, "GET", "/oidc/interaction/an-interaction-never-started")
+      }
+
       proxy.cut()
+      for (const [name, route] of Object.entries(openId)) {
+        const answer = await route()
+        assert.strictEqual(answer.status, 503, `${name}: ${answer.text}`)
+        assert.deepStrictEqual(JSON.parse(answer.text), outageAnswer, name)
+        assert.notMatch(answer.text, leaks, name)
+      }
+      // What needs no database is still served.
+      assert.strictEqual((await browse(hub, "GET", "/.well-known/openid-configuration")).status, 200)
       for (const port of [hub, decisions, tasks]) {
         const answer = await ready(port)
         assert.strictEqual(answer.status, 503, answer.text)
@@ -310,6 +360,12 @@ for (const databaseServer of databases) {
         const answer = await route()
         assert.strictEqual(answer.status, expected[name as keyof typeof expected], `${name}: ${answer.text}`)
       }
+      const signIn = await openId["the OpenID authorization"]()
+      assert.strictEqual(signIn.status, 303, signIn.text)
+      assert.match(signIn.location ?? "", /\/oidc\/interaction\//)
+      const exchange = await openId["the OpenID token exchange"]()
+      assert.deepStrictEqual([exchange.status, JSON.parse(exchange.text).error], [400, "invalid_grant"])
+      assert.strictEqual((await openId["an OpenID interaction"]()).status, 400)
       assert.strictEqual(server.child.exitCode, null)
     }, 120_000)
   })

@@ -1,11 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import { generateKeyPairSync } from "node:crypto"
 import { importJWK, jwtVerify } from "jose"
 import { ChatChannelHttp } from "../../adapters/http/hub/ChatChannelHttp.ts"
 import { PushChannelWebPush } from "../../adapters/http/hub/PushChannelWebPush.ts"
 import { vapidPublicKeyOf } from "../../apps/server/HubChannels.ts"
 import { ChatChannel, PushChannel } from "../../core/hub/Channels.ts"
+import { PersonNotifications } from "../../core/hub/PersonNotifications.ts"
+import { PushSubscriptionStore } from "../../core/hub/PushSubscriptions.ts"
+import { hubEventsStack, testSecretsKey } from "../support/HubEvents.ts"
 import { newPushKeys, startPeer } from "../support/NotificationPeers.ts"
 
 const vapidPrivateKey = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" }).d!
@@ -14,6 +17,9 @@ const vapid = {
   privateKey: Redacted.make(vapidPrivateKey),
   subject: "mailto:ops@example.test"
 }
+
+/** The hub's person-facing notifications on memory stores (development settings; a test overrides them). */
+const personStack: Layer.Layer<any, unknown> = hubEventsStack()
 
 const peer = (status = 201) =>
   Effect.acquireRelease(
@@ -117,5 +123,70 @@ describe("the hub's chat and push adapters against local peers", () => {
         assert.strictEqual(receiver.received.length, 2)
       })
     )
+  )
+
+  it.live("a push endpoint on a private network is refused at registration in production", () =>
+    Effect.gen(function* () {
+      // The person's side as production runs it: no loopback allowance.
+      const mine = yield* Effect.provide(
+        PersonNotifications.use(Effect.succeed),
+        PersonNotifications.layer({ secretsKey: testSecretsKey, allowLoopbackHttp: false })
+      )
+      const keys = newPushKeys().json
+      for (const endpoint of [
+        "https://localhost/push/1",
+        "https://localhost./push/1",
+        "https://127.0.0.1/push/1",
+        "https://[::1]/push/1",
+        "https://10.0.0.8/push/1",
+        "https://169.254.169.254/push/1",
+        "https://push.internal/push/1",
+        "http://push.example/push/1"
+      ]) {
+        const refused = yield* Effect.flip(mine.subscribe("usr_ada", { endpoint, keys }))
+        assert.strictEqual(refused._tag, "ValidationError", endpoint)
+      }
+      assert.deepStrictEqual(yield* PushSubscriptionStore.use((s) => s.forUser("usr_ada")), [])
+      yield* mine.subscribe("usr_ada", { endpoint: "https://push.example/push/1", keys })
+      assert.strictEqual((yield* PushSubscriptionStore.use((s) => s.forUser("usr_ada"))).length, 1)
+    }).pipe(Effect.provide(personStack))
+  )
+
+  it.live(
+    "outside loopback development a push endpoint whose name resolves to a private address is not contacted",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const service = yield* peer(201)
+          const keys = newPushKeys().json
+          const strict = yield* Effect.provide(
+            PushChannel.use(Effect.succeed),
+            PushChannelWebPush({ allowLoopback: false, vapid })
+          )
+          // Names are resolved at delivery; every address they resolve to is checked, then the one checked is used.
+          for (const endpoint of [
+            service.url("/push/by-address"),
+            service.url("/push/by-name").replace("127.0.0.1", "localhost")
+          ]) {
+            const refused = yield* Effect.flip(strict.send({ endpoint, keys }, "{}"))
+            assert.deepStrictEqual(
+              [refused.kind, refused.reason],
+              ["permanent", "the address is not allowed"],
+              endpoint
+            )
+          }
+          assert.strictEqual(service.received.length, 0)
+          // The same push service is reached where loopback is allowed (development and tests).
+          const local = yield* Effect.provide(
+            PushChannel.use(Effect.succeed),
+            PushChannelWebPush({ allowLoopback: true, vapid })
+          )
+          yield* local.send({ endpoint: service.url("/push/by-name").replace("127.0.0.1", "localhost"), keys }, "{}")
+          assert.deepStrictEqual(
+            service.received.map((r) => r.path),
+            ["/push/by-name"]
+          )
+        })
+      )
   )
 })

@@ -391,6 +391,52 @@ describe.each(databases)("the hub's notification channels deliver ($name)", ({ u
     assert.strictEqual((await ada("DELETE", "/api/v1/me/push-subscriptions", { endpoint })).status, 404)
   }, 240_000)
 
+  it("keeps ten browsers per person, and one event makes at most ten push requests to them, retries included", async () => {
+    const smtp = await startSmtpServer()
+    // Every push is refused for now (503): each one is worth another attempt on the schedule.
+    const pushService = await startPeer(503)
+    cleanups.push(smtp.close, pushService.close)
+    const env = {
+      DATA_DIR: tempDataDir(),
+      ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshPostgres(serverUrl) }),
+      HUB_ADMIN_KEY: adminKey,
+      HUB_PUBLIC_URL: publicUrl,
+      HUB_WORKER_POLL_MS: "100",
+      HUB_DELIVERY_RETRY_SCHEDULE: "0.2,0.2",
+      SMTP_URL: smtp.url
+    }
+    const server = await startServer(env)
+    running.push(server)
+    const hub = hubOf(() => server, smtp)
+    await hub.registerProducer()
+    const email = "dee@acme.test"
+    assert.strictEqual((await hub.admin("POST", "/api/v1/admin/users", { email, name: "Dee" })).status, 201)
+    const dee = await hub.signIn(email)
+    assert.strictEqual((await dee("PATCH", "/api/v1/me/preferences", { channels: ["bell", "push"] })).status, 200)
+    // Twelve browsers registered, one after another: the last ten are kept.
+    for (let n = 1; n <= 12; n++) {
+      const endpoint = pushService.url(`/push/dee-${n}`)
+      const subscribed = await dee("POST", "/api/v1/me/push-subscriptions", { endpoint, keys: newPushKeys().json })
+      assert.strictEqual(subscribed.status, 201)
+    }
+    const oldest = await dee("DELETE", "/api/v1/me/push-subscriptions", { endpoint: pushService.url("/push/dee-1") })
+    assert.strictEqual(oldest.status, 404)
+
+    // Ten browsers, three attempts each on the schedule: thirty requests, were it not for the budget.
+    await hub.notify(email, { title: "To every browser" })
+    const data = await hub.settled(email, 10)
+    assert.sameMembers(
+      data.deliveries.map((d) => `${d.channel}:${d.status}`),
+      Array<string>(10).fill("push:failed")
+    )
+    // Settled: nothing else is queued, so this count is final.
+    assert.lengthOf(pushService.received, 10)
+    assert.sameMembers(
+      pushService.received.map((r) => r.path),
+      Array.from({ length: 10 }, (_, i) => `/push/dee-${i + 3}`)
+    )
+  }, 240_000)
+
   it("a server killed after filing and before sending sends the email exactly once after its restart", async () => {
     const smtp = await startSmtpServer()
     cleanups.push(smtp.close)

@@ -12,8 +12,11 @@ import { EventStore } from "../../core/hub/EventStore.ts"
 import { notificationDataSchema } from "../../core/hub/FirstPartyCatalog.ts"
 import { NotificationDeliveries } from "../../core/hub/NotificationDeliveries.ts"
 import { PersonNotifications } from "../../core/hub/PersonNotifications.ts"
+import { PushSubscriptionStore } from "../../core/hub/PushSubscriptions.ts"
+import { seal } from "../../core/auth/SecretBox.ts"
 import { fixedJitter } from "../support/FixedJitter.ts"
-import { hubEventsStack, registerProducer } from "../support/HubEvents.ts"
+import { hubEventsStack, registerProducer, testSecretsKey } from "../support/HubEvents.ts"
+import { newPushKeys } from "../support/NotificationPeers.ts"
 
 const ulid = monotonicFactory()
 
@@ -161,5 +164,93 @@ describe("NotificationDeliveries", () => {
         )
         assert.deepStrictEqual(yield* sent, [])
       }).pipe(Effect.provide(stack))
+  )
+
+  it.effect(
+    "a person keeps ten browsers for push: the eleventh replaces the oldest; one registered again stays one",
+    () =>
+      Effect.gen(function* () {
+        yield* setUp
+        const mine = yield* PersonNotifications
+        const keys = newPushKeys().json
+        const endpoint = (n: number) => `https://push.example/ada/${n}`
+        for (let n = 1; n <= 11; n++) {
+          yield* TestClock.adjust(1_000)
+          yield* mine.subscribe("usr_ada", { endpoint: endpoint(n), keys })
+        }
+        const kept = () =>
+          Effect.map(
+            PushSubscriptionStore.use((s) => s.forUser("usr_ada")),
+            (l) => l.map((b) => b.endpoint)
+          )
+        assert.deepStrictEqual(
+          yield* kept(),
+          Array.from({ length: 10 }, (_, i) => endpoint(i + 2))
+        )
+        // The second browser again: still ten, none lost, and it is now the latest registered.
+        yield* TestClock.adjust(1_000)
+        yield* mine.subscribe("usr_ada", { endpoint: endpoint(2), keys })
+        assert.deepStrictEqual(yield* kept(), [...Array.from({ length: 9 }, (_, i) => endpoint(i + 3)), endpoint(2)])
+      }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("one notification makes at most ten push requests to a person, retries included", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      const mine = yield* PersonNotifications
+      yield* mine.updatePreferences("usr_ada", { channels: ["push"] })
+      for (let n = 1; n <= 4; n++) {
+        yield* mine.subscribe("usr_ada", { endpoint: `https://push.example/ada/${n}`, keys: newPushKeys().json })
+      }
+      // Four browsers, three attempts each on a two-retry schedule: twelve, were it not for the budget.
+      yield* ChannelMessages.use((c) => c.failWith("transient"))
+      yield* notify("ada@example.com", "Flaky")
+      for (let pass = 0; pass < 5; pass++) {
+        yield* run
+        yield* TestClock.adjust(60_000)
+      }
+      const tried = (yield* ChannelMessages.use((c) => c.tried())).filter((m) => m.channel === "push")
+      assert.strictEqual(tried.length, 10)
+      const pushes = (yield* log("usr_ada")).filter((d) => d.channel === "push")
+      assert.deepStrictEqual(
+        pushes.map((d) => d.status),
+        ["failed", "failed", "failed", "failed"]
+      )
+      assert.strictEqual(
+        pushes.filter((d) => d.lastError === "the notification made as many push requests as one notification may")
+          .length,
+        2
+      )
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("whatever is stored, one notification is queued for the person's ten latest browsers only", () =>
+    Effect.gen(function* () {
+      yield* setUp
+      yield* PersonNotifications.use((m) => m.updatePreferences("usr_bob", { channels: ["push"] }))
+      const endpoint = (n: number) => `https://push.example/bob/${n}`
+      // Fourteen kept by a store told to keep more (rows from before the limit, say).
+      for (let n = 1; n <= 14; n++) {
+        yield* PushSubscriptionStore.use((s) =>
+          s.save(
+            {
+              id: `sub_bob_${String(n).padStart(2, "0")}`,
+              userId: "usr_bob",
+              endpoint: endpoint(n),
+              sealedKeys: seal(testSecretsKey, JSON.stringify(newPushKeys().json)),
+              createdAt: new Date(n * 1_000).toISOString()
+            },
+            100
+          )
+        )
+      }
+      yield* notify("bob@example.com", "Hello")
+      yield* run
+      const tried = (yield* ChannelMessages.use((c) => c.tried())).filter((m) => m.channel === "push")
+      assert.deepStrictEqual(
+        tried.map((m) => m.to).sort(),
+        Array.from({ length: 10 }, (_, i) => endpoint(i + 5)).sort()
+      )
+    }).pipe(Effect.provide(stack))
   )
 })

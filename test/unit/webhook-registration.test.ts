@@ -37,7 +37,12 @@ describe("webhook URLs", () => {
       "https://[fe80::1]/x",
       "https://[::ffff:10.0.0.1]/x",
       "https://printer.local/x",
-      "https://db.internal/x"
+      "https://db.internal/x",
+      // The same names with the root's trailing dot.
+      "https://localhost./x",
+      "https://api.localhost./x",
+      "https://printer.local./x",
+      "https://db.internal./x"
     ]) {
       assert.isTrue(Result.isFailure(checkWebhookUrl(url, production)), url)
     }

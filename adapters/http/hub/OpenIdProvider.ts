@@ -1,5 +1,5 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Redacted, Schedule } from "effect"
+import { Cause, Effect, Redacted, Schedule } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createPrivateKey, hkdfSync } from "node:crypto"
 import { IncomingMessage, type ServerResponse } from "node:http"
@@ -10,8 +10,9 @@ import Provider, {
   type KoaContextWithOIDC
 } from "oidc-provider"
 import { Directory } from "../../../core/hub/Directory.ts"
+import { failure, Readiness } from "../../../core/kernel/index.ts"
 import { oidcArtifactsSql } from "../../sql/hub/OidcArtifactsSql.ts"
-import { errorResponse } from "../ErrorResponse.ts"
+import { errorResponse, isOutage } from "../ErrorResponse.ts"
 import { htmlPage } from "./SignInPages.ts"
 
 /**
@@ -104,11 +105,18 @@ export const openIdProviderRoutes = <R>(options: OpenIdProviderOptions | undefin
       )
       const context = yield* Effect.context<R>()
       const run = <A>(effect: Effect.Effect<A, never, R>) => Effect.runPromiseWith(context)(effect)
+      // Optional, as for the router's error middleware: without one, only a connection failure is an outage.
+      const readiness = yield* Effect.serviceOption(Readiness)
+      const outage = (cause: Cause.Cause<unknown>) =>
+        Effect.tap(isOutage(cause, readiness), (down) =>
+          down ? Effect.logWarning("the database cannot be reached", cause) : Effect.void
+        )
       const provider = makeProvider(options, {
         adapter: artifacts.adapterFor,
         findUser: (id) => Effect.runPromise(directory.findUserById(id)),
         personOf: (cookie) => (cookie === undefined ? Promise.resolve(undefined) : run(personOf(cookie)))
       })
+      answerOutages(provider, (error) => Effect.runPromise(outage(Cause.die(error))))
       const callback = provider.callback()
 
       const raw = Effect.gen(function* () {
@@ -149,13 +157,16 @@ export const openIdProviderRoutes = <R>(options: OpenIdProviderOptions | undefin
         )
         return HttpServerResponse.redirect(returnTo, { status: 303 })
       }).pipe(
-        Effect.catch(() =>
-          Effect.succeed(
-            pageOf(
-              400,
-              "Sign-in expired",
-              "This sign-in has expired or was not started here. Start again from the app."
-            )
+        // A defect goes on to the router's error middleware, which decides the same way.
+        Effect.catch((error) =>
+          Effect.map(outage(Cause.fail(error)), (down) =>
+            down
+              ? errorResponse("UNAVAILABLE")
+              : pageOf(
+                  400,
+                  "Sign-in expired",
+                  "This sign-in has expired or was not started here. Start again from the app."
+                )
           )
         )
       )
@@ -165,6 +176,35 @@ export const openIdProviderRoutes = <R>(options: OpenIdProviderOptions | undefin
       yield* router.add("*", "/oidc/*", raw)
     })
   )
+
+/**
+ * A server error of the provider while the database cannot be reached (its artifacts, the hub's sessions and
+ * directory live there) is an outage: 503 UNAVAILABLE with the envelope every other route answers, instead of
+ * the provider's 500 page, and service resumes by itself when the database is back. The decision is the one
+ * of the router's error middleware (`isOutage`: a connection failure, or any failure while the ping fails);
+ * other errors keep the provider's own answer.
+ */
+const answerOutages = (provider: Provider, outage: (error: unknown) => Promise<boolean>) => {
+  const serverErrors = new WeakMap<object, unknown>()
+  provider.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => void serverErrors.set(ctx, error))
+  provider.use(async (ctx, next) => {
+    let thrown: { readonly error: unknown } | undefined
+    try {
+      await next()
+    } catch (error) {
+      thrown = { error }
+    }
+    if (thrown === undefined && ctx.status < 500) return
+    if (await outage(thrown?.error ?? serverErrors.get(ctx))) {
+      ctx.status = 503
+      ctx.type = "application/json"
+      ctx.set("cache-control", "no-store")
+      ctx.body = JSON.stringify(failure("UNAVAILABLE"))
+      return
+    }
+    if (thrown !== undefined) throw thrown.error
+  })
+}
 
 interface ProviderPorts {
   readonly adapter: AdapterFactory

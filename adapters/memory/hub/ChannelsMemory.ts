@@ -14,6 +14,8 @@ export class ChannelMessages extends Context.Service<
   ChannelMessages,
   {
     readonly sent: () => Effect.Effect<ReadonlyArray<ChannelMessage>>
+    /** Every send asked of the channels, delivered or failed: each one a request a real channel would make. */
+    readonly tried: () => Effect.Effect<ReadonlyArray<ChannelMessage>>
     /** While set, every send fails with this kind and records nothing. */
     readonly failWith: (kind: ChannelFailure["kind"] | undefined) => Effect.Effect<void>
   }
@@ -26,9 +28,11 @@ export class ChannelMessages extends Context.Service<
 export const ChannelsMemory = Layer.effectContext(
   Effect.sync(() => {
     const sent: Array<ChannelMessage> = []
+    const tried: Array<ChannelMessage> = []
     let failure: ChannelFailure["kind"] | undefined
     const record = (message: ChannelMessage) =>
       Effect.suspend(() => {
+        tried.push(message)
         if (failure !== undefined) {
           return Effect.fail(new ChannelFailure({ kind: failure, reason: `the ${message.channel} peer failed` }))
         }
@@ -43,6 +47,7 @@ export const ChannelsMemory = Layer.effectContext(
       }),
       ChannelMessages.context({
         sent: () => Effect.sync(() => [...sent]),
+        tried: () => Effect.sync(() => [...tried]),
         failWith: (kind) =>
           Effect.sync(() => {
             failure = kind

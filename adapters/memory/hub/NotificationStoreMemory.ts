@@ -163,6 +163,16 @@ export const NotificationStoreMemory = Layer.effectContext(
           }
           return count
         }),
+      attemptsOf: (channel, notificationIds) =>
+        Effect.sync(() => {
+          const wanted = new Set(notificationIds)
+          const sums = new Map<string, number>()
+          for (const row of deliveries.values()) {
+            if (row.channel !== channel || !wanted.has(row.notificationId)) continue
+            sums.set(row.notificationId, (sums.get(row.notificationId) ?? 0) + row.attempts)
+          }
+          return sums
+        }),
       cancelTarget: (channel, target, reason) =>
         Effect.sync(() => {
           for (const row of deliveries.values()) {

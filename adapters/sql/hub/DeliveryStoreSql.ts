@@ -217,6 +217,16 @@ export const DeliveryStoreSql: Layer.Layer<DeliveryStore, never, SqlClient.SqlCl
           Effect.map((rows) => rows.length),
           Effect.orDie
         ),
+      attemptsOf: (channel, notificationIds) =>
+        notificationIds.length === 0
+          ? Effect.succeed(new Map<string, number>())
+          : sql<{ readonly notification_id: string; readonly attempts: number }>`
+              SELECT notification_id, sum(attempts)::int AS attempts FROM hub.deliveries
+              WHERE notification_id IN ${sql.in([...new Set(notificationIds)])} AND channel = ${channel}
+              GROUP BY notification_id`.pipe(
+              Effect.map((rows) => new Map(rows.map((row) => [row.notification_id, Number(row.attempts)]))),
+              Effect.orDie
+            ),
       cancelTarget: (channel, target, reason) =>
         sql`UPDATE hub.deliveries SET status = 'cancelled', last_error = ${reason}
           WHERE channel = ${channel} AND target = ${target} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie),

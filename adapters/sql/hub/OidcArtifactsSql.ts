@@ -11,7 +11,8 @@ const Row = Schema.Struct({ payload: Schema.String, consumed: Schema.NullOr(Sche
  * (0007_oidc_artifacts.ts), so codes, grants, interactions and the provider's sessions are the same on every
  * instance. Ids, uids and user codes are stored hashed; payloads sealed with the hub's secrets key (a payload
  * that does not open, e.g. after the key changed, is as if missing). An expired artifact is never found and is
- * deleted by `purgeExpired`. SQL failures reject the provider's call, which answers its own server error.
+ * deleted by `purgeExpired`. SQL failures reject the provider's call: its server error, answered 503 UNAVAILABLE
+ * while the database cannot be reached (adapters/http/hub/OpenIdProvider.ts, `answerOutages`).
  */
 export const oidcArtifactsSql = (secretsKey: string) =>
   Effect.gen(function* () {

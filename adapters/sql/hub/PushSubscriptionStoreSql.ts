@@ -18,7 +18,11 @@ const toSubscription = (row: typeof Row.Type): PushSubscription => ({
   createdAt: row.created_at.toISOString()
 })
 
-/** The PushSubscriptionStore port over `hub.push_subscriptions` (0008_deliveries.ts). SQL failures are defects. */
+/**
+ * The PushSubscriptionStore port over `hub.push_subscriptions` (0008_deliveries.ts). A registration is one
+ * transaction: the person's advisory lock, the upsert, and the removal of what is past the person's limit.
+ * SQL failures are defects.
+ */
 export const PushSubscriptionStoreSql: Layer.Layer<PushSubscriptionStore, never, SqlClient.SqlClient> = Layer.effect(
   PushSubscriptionStore,
   Effect.gen(function* () {
@@ -34,15 +38,26 @@ export const PushSubscriptionStoreSql: Layer.Layer<PushSubscriptionStore, never,
       execute: (userId) => sql`SELECT * FROM hub.push_subscriptions WHERE user_id = ${userId} ORDER BY created_at, id`
     })
     return PushSubscriptionStore.of({
-      save: (s) =>
-        sql<{ readonly id: string }>`
-          INSERT INTO hub.push_subscriptions (id, user_id, endpoint, keys, created_at)
-          VALUES (${s.id}, ${s.userId}, ${s.endpoint}, ${s.sealedKeys}, ${s.createdAt}::timestamptz)
-          ON CONFLICT (endpoint) DO UPDATE SET user_id = EXCLUDED.user_id, keys = EXCLUDED.keys
-          RETURNING id`.pipe(
-          Effect.map((rows) => rows[0]!.id),
-          Effect.orDie
-        ),
+      save: (s, keepAtMost) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              // One person's registrations one at a time, so that two at once cannot both keep an extra one.
+              yield* sql`SELECT pg_advisory_xact_lock(hashtext('hub.push_subscriptions'), hashtext(${s.userId}))`
+              const [kept] = yield* sql<{ readonly id: string }>`
+                INSERT INTO hub.push_subscriptions (id, user_id, endpoint, keys, created_at)
+                VALUES (${s.id}, ${s.userId}, ${s.endpoint}, ${s.sealedKeys}, ${s.createdAt}::timestamptz)
+                ON CONFLICT (endpoint) DO UPDATE
+                  SET user_id = EXCLUDED.user_id, keys = EXCLUDED.keys, created_at = EXCLUDED.created_at
+                RETURNING id`
+              yield* sql`
+                DELETE FROM hub.push_subscriptions WHERE id IN (
+                  SELECT id FROM hub.push_subscriptions WHERE user_id = ${s.userId}
+                  ORDER BY created_at DESC, id DESC OFFSET ${keepAtMost})`
+              return kept!.id
+            })
+          )
+          .pipe(Effect.orDie),
       find: (id) =>
         byId(id).pipe(
           Effect.map((rows) => (rows[0] === undefined ? undefined : toSubscription(rows[0]))),
