@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect } from "effect"
+import { request as httpRequest } from "node:http"
 import { sign } from "../../core/auth/Signature.ts"
 import { noContextKeys } from "../../core/hub/ContextKeys.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
@@ -92,6 +93,25 @@ const emailedLink = (baseUrl: string, smtp: SmtpTestServer, email: string, body:
     const mail = mails[mails.length - 1]!
     return { link: linkIn(mail.text), mail }
   })
+
+/** A JSON POST sent from the loopback address `from`: the hub tells clients apart by their address. */
+const postFrom = (from: string, url: string, body: unknown) =>
+  Effect.promise(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const raw = JSON.stringify(body)
+        const sent = httpRequest(
+          url,
+          { method: "POST", localAddress: from, headers: { "content-type": "application/json" } },
+          (answer) => {
+            answer.resume()
+            answer.on("end", () => resolve(answer.statusCode ?? 0))
+          }
+        )
+        sent.on("error", reject)
+        sent.end(raw)
+      })
+  )
 
 const signed = (caller: string, key: string, body: unknown, timestamp = Math.floor(Date.now() / 1000)) => {
   const raw = JSON.stringify(body)
@@ -328,6 +348,25 @@ describe("hub email sign-in limits and viewer links (memory)", () => {
           })
         )
       }),
+    60_000
+  )
+
+  it.live(
+    "one client's requests for an address never block another client's requests for it",
+    () =>
+      withHub(undefined, { perAddress: 2, perClient: 100 }, ({ baseUrl, addUser }) =>
+        Effect.gen(function* () {
+          yield* addUser("ivy@example.test", "Ivy")
+          const ask = (from: string) => postFrom(from, `${baseUrl}/auth/email`, { email: "ivy@example.test" })
+          assert.deepStrictEqual(
+            [yield* ask("127.0.0.2"), yield* ask("127.0.0.2"), yield* ask("127.0.0.2")],
+            [202, 202, 429]
+          )
+          // Ivy, from her own address, still gets her answers; so does the first client for another address.
+          assert.deepStrictEqual([yield* ask("127.0.0.3"), yield* ask("127.0.0.3")], [202, 202])
+          assert.strictEqual(yield* postFrom("127.0.0.2", `${baseUrl}/auth/email`, { email: "ann@example.test" }), 202)
+        })
+      ),
     60_000
   )
 

@@ -7,6 +7,7 @@ import { Directory, orgStatus } from "../../../core/hub/Directory.ts"
 import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
 import { SignInLinks } from "../../../core/hub/SignInLinks.ts"
 import { ViewerLinks } from "../../../core/hub/ViewerLinks.ts"
+import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { RateLimits } from "../../../core/kernel/RateLimit.ts"
@@ -21,8 +22,10 @@ export interface EmailSignInHttpConfig {
   /** Where people's browsers reach the hub (HUB_PUBLIC_URL). */
   readonly publicUrl: string
   /**
-   * Links asked for one address, and by one client, per window: shared by every instance on the same
-   * rate-limit store, and refused (503) while that store cannot answer.
+   * Links one client may ask for one address, and for any addresses, per window: shared by every instance on
+   * the same rate-limit store, and refused (503) while that store cannot answer. The first is counted per
+   * client and address together, so no client's requests ever use up another client's budget for an address
+   * (what the person is sent is capped apart, per hour, whoever asks: SignInLinks).
    */
   readonly perAddress: number
   readonly perClient: number
@@ -70,7 +73,7 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
       const sessions = yield* Sessions
       const limits = yield* RateLimits
       const rule = { windowMillis: config.windowMillis, whenStoreFails: "refuse" } as const
-      const perAddress = { ...rule, name: "hub.sign-in.address", limit: config.perAddress }
+      const perClientAndAddress = { ...rule, name: "hub.sign-in.client-address", limit: config.perAddress }
       const perClient = { ...rule, name: "hub.sign-in.client", limit: config.perClient }
       const publicUrl = config.publicUrl
 
@@ -79,9 +82,13 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
             const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-            // Both budgets are spent by every request, known address or not, so a 429 tells nothing either.
+            // Both budgets are spent by every request, known address or not, so a 429 tells nothing either. The
+            // store keeps only a hash of each key.
             const [byClient, byAddress] = yield* Effect.all(
-              [Effect.result(limits.take(perClient, client)), Effect.result(limits.take(perAddress, payload.email))],
+              [
+                Effect.result(limits.take(perClient, client)),
+                Effect.result(limits.take(perClientAndAddress, `${client}\n${normalizeEmail(payload.email)}`))
+              ],
               { concurrency: 2 }
             )
             const refusals = [byClient, byAddress].flatMap((taken) => (taken._tag === "Failure" ? [taken.failure] : []))
