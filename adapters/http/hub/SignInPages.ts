@@ -10,10 +10,14 @@ export const htmlPage = (title: string, text: string) =>
   `<title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` +
   `<p><a href="/">Back to the hub</a></p></main></body></html>`
 
-/** What a confirmation page is sent with: never kept, never framed (a framed button could be clicked blind). */
+/**
+ * What a confirmation page is sent with: never kept, never framed (a framed button could be clicked blind).
+ * Its referrer policy gives the origin alone, never the link's address, and keeps the `Origin` of the form's
+ * post, which the hub checks: with `no-referrer` a browser sends `Origin: null`, which reads as another site.
+ */
 export const confirmationHeaders = {
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "strict-origin",
   "x-frame-options": "DENY",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
 }
