@@ -1,16 +1,20 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient, Statement } from "effect/sql"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
+import { SignInRequestStoreSql } from "../../adapters/sql/hub/SignInRequestStoreSql.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { HubSignInLayer, HubSignInStoresSql } from "../../apps/server/HubSignInRuntime.ts"
 import { hashSecret } from "../../core/auth/IssuedSecret.ts"
 import { Directory } from "../../core/hub/Directory.ts"
+import { MailOutbox } from "../../core/hub/MailOutbox.ts"
 import { newBrowserNonce, SignInLinks } from "../../core/hub/SignInLinks.ts"
+import { SignInRequestStore } from "../../core/hub/SignInRequestStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { Mailer } from "../../core/kernel/Mailer.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { hubSecretsKey } from "../support/HubSignIn.ts"
 
@@ -101,6 +105,67 @@ for (const backend of sqlBackends) {
             assert.strictEqual(unknown.mailerCalls, 0)
           })
         )
+      })
+
+      describe("the worker", () => {
+        it.effect("a worker that dies before its unit commits leaves the request; the next sends its link once", () =>
+          Effect.gen(function* () {
+            const links = yield* SignInLinks
+            const requests = yield* SignInRequestStore
+            const transactions = yield* Transactions
+            const outbox = yield* MailOutbox
+            yield* (yield* Directory).createUser({
+              id: "usr_crash",
+              email: "crash@example.test",
+              name: "Crash",
+              verified: true,
+              createdAt: new Date().toISOString()
+            })
+            yield* links.sendRequested()
+            const queued = yield* outbox.pendingCount()
+            yield* links.requestEmailLink("crash@example.test", undefined, hashSecret(newBrowserNonce().plaintext))
+            const died = yield* Effect.exit(
+              transactions.atomically(Effect.andThen(requests.takeOldest(), Effect.die("the worker's process ended")))
+            )
+            assert.isTrue(Exit.isFailure(died))
+            assert.strictEqual(yield* requests.pendingCount(), 1)
+            assert.strictEqual(yield* links.sendRequested(), 1)
+            assert.strictEqual(yield* requests.pendingCount(), 0)
+            assert.strictEqual(yield* outbox.pendingCount(), queued + 1)
+            assert.strictEqual(yield* links.sendRequested(), 0)
+            assert.strictEqual(yield* outbox.pendingCount(), queued + 1)
+          })
+        )
+
+        if (backend.name === "postgres") {
+          it.effect("a request added on one instance wakes the worker of another", () =>
+            Effect.scoped(
+              Effect.gen(function* () {
+                const here = yield* SignInRequestStore
+                const transactions = yield* Transactions
+                // Another instance's store on the same database, with its own LISTEN.
+                const there = Context.get(
+                  yield* Layer.build(Layer.fresh(SignInRequestStoreSql).pipe(Layer.provide(TransactionsSql))),
+                  SignInRequestStore
+                )
+                // Its first wake-up comes once it listens (what was added before is looked for then).
+                yield* there.awaitAdded(60_000)
+                const woken = yield* Effect.forkChild(there.awaitAdded(60_000))
+                yield* transactions.atomically(
+                  here.add({
+                    id: "01JZZZZZZZZZZZZZZZZZZZZZZZ",
+                    email: "nobody@example.test",
+                    next: null,
+                    browserHash: hashSecret(newBrowserNonce().plaintext),
+                    createdAt: new Date().toISOString()
+                  })
+                )
+                // The test clock never reaches the 60 s: only the notification ends the wait.
+                yield* Fiber.join(woken)
+              })
+            )
+          )
+        }
       })
     }
   )
