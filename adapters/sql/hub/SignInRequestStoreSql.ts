@@ -1,11 +1,12 @@
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Queue, Schedule, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { makeWakeup } from "../../../core/hub/EventWakeup.ts"
 import { SignInRequestStore, type SignInRequest } from "../../../core/hub/SignInRequestStore.ts"
 import { Transactions } from "../../../core/kernel/Transactions.ts"
 import { Database } from "../Database.ts"
+import { wakeOnNotify } from "../NotifyWakeups.ts"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -17,10 +18,6 @@ const Row = Schema.Struct({
 
 /** The channel additions are announced on. */
 export const signInRequestsChannel = "hub_sign_in_requests_added"
-
-const reconnect = Schedule.exponential("100 millis").pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(5))))
-)
 
 /**
  * The SignInRequestStore port over `hub.sign_in_requests` (0012_sign_in_requests.ts). Taking is one DELETE of
@@ -49,24 +46,13 @@ export const SignInRequestStoreSql: Layer.Layer<
     const instance = randomUUID()
     const notify = database.kind === "postgres"
     if (notify) {
-      const pg = yield* PgClient.PgClient
-      const listen = Effect.scoped(
-        Effect.gen(function* () {
-          const notifications = yield* pg.listen(signInRequestsChannel)
-          // Whatever was added while not listening is found by the next pass.
-          yield* added.wake
-          while (true) {
-            if ((yield* Queue.take(notifications)).payload !== instance) yield* added.wake
-          }
-        })
-      )
-      yield* listen.pipe(
-        Effect.tapError((error) =>
-          Effect.logWarning("the sign-in link worker stopped listening; listening again", error)
-        ),
-        Effect.retry(reconnect),
-        Effect.forkScoped
-      )
+      yield* wakeOnNotify({
+        pg: yield* PgClient.PgClient,
+        channel: signInRequestsChannel,
+        instance,
+        wake: added.wake,
+        who: "the sign-in link worker"
+      })
     }
     const takeRow = SqlSchema.findOneOption({
       Request: Schema.Void,
