@@ -128,4 +128,28 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
     const again = await fetch(signInLinkIn(mails[1]!.text)!, { redirect: "manual", headers: asker })
     assert.strictEqual(again.status, 303)
   }, 180_000)
+
+  it("in development without a mail server, the link the worker makes is written to the log", async () => {
+    const server = await startServer({ DATA_DIR: tempDataDir(), LOG_FORMAT: "json", HUB_ADMIN_KEY: adminKey })
+    running.push(server)
+    const hub = `http://127.0.0.1:${server.ports.hub}`
+    const created = await fetch(`${hub}/api/v1/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "dev@acme.test", name: "Dev" })
+    })
+    assert.strictEqual(created.status, 201)
+    const asked = await fetch(`${hub}/auth/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "dev@acme.test" })
+    })
+    assert.strictEqual(asked.status, 202)
+    const link = await until("the link in the log", async () => signInLinkIn(server.output().replaceAll("\\n", " ")))
+    const opened = await fetch(link, {
+      redirect: "manual",
+      headers: { cookie: /hub_sign_in=[^;]+/.exec(asked.headers.get("set-cookie") ?? "")![0] }
+    })
+    assert.strictEqual(opened.status, 303)
+  }, 120_000)
 })
