@@ -115,6 +115,12 @@ const emailedLink = (baseUrl: string, smtp: SmtpTestServer, email: string, body:
     assert.strictEqual(asked.status, 202)
     const nonce = nonceOf(asked.headers)
     assert.isDefined(nonce)
+    // The asking browser's nonce: short-lived, out of scripts' reach, sent only to the sign-in routes.
+    const raw = asked.headers.get("set-cookie") ?? ""
+    assert.match(raw, /HttpOnly/i)
+    assert.match(raw, /SameSite=Lax/i)
+    assert.match(raw, /Path=\/auth\/email(;|$)/)
+    assert.match(raw, /Max-Age=900(;|$)/)
     const mails = yield* Effect.promise(() => smtp.waitFor(address, before + 1))
     const mail = mails[mails.length - 1]!
     const link = linkIn(mail.text)
