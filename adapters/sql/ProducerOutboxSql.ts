@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Duration, Effect, Latch, Layer, Option, Queue, Schedule, Schema } from "effect"
+import { Clock, Effect, Latch, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { SqlClient, SqlSchema } from "effect/sql"
 import {
@@ -12,6 +12,7 @@ import {
 import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
+import { wakeOnNotify } from "./NotifyWakeups.ts"
 import { TransactionsSql, writeBehind } from "./TransactionsSql.ts"
 
 const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
@@ -50,10 +51,6 @@ export interface ProducerOutboxTable {
 
 /** The channel an outbox's enqueues are announced on, `<schema>_<table>_enqueued`. */
 export const enqueuedChannel = (where: ProducerOutboxTable) => `${where.schema}_${where.table}_enqueued`
-
-const reconnect = Schedule.exponential("100 millis").pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(5))))
-)
 
 /**
  * The ProducerOutbox port over one service's outbox table (adapters/sql/decisions/0008_events.ts has
@@ -100,22 +97,14 @@ export const ProducerOutboxSql = (
         }
       })
       if (database.kind === "postgres") {
-        const pg = yield* PgClient.PgClient
-        const listen = Effect.scoped(
-          Effect.gen(function* () {
-            const notifications = yield* pg.listen(channel)
-            // Whatever was enqueued while not listening is found by the next pass.
-            yield* enqueued.open
-            while (true) {
-              if ((yield* Queue.take(notifications)).payload !== instance) yield* enqueued.open
-            }
-          })
-        )
-        yield* listen.pipe(
-          Effect.tapError((error) => Effect.logWarning("the event relay stopped listening; listening again", error)),
-          Effect.retry(reconnect),
-          Effect.forkScoped
-        )
+        // Whatever was enqueued while not listening is found by the pass a (re)started LISTEN wakes.
+        yield* wakeOnNotify({
+          pg: yield* PgClient.PgClient,
+          channel,
+          instance,
+          wake: enqueued.open,
+          who: "the event relay"
+        })
       }
       const pendingRows = SqlSchema.findAll({
         Request: Schema.Int,

@@ -161,9 +161,17 @@ export const ServerConfig = Config.all({
     Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 15 })),
     "HUB_SIGN_IN_LINK_MINUTES"
   ).pipe(Config.withDefault(15)),
-  /** Sign-in links asked for one address, and by one client address, per 15 minutes (per server instance). */
+  /**
+   * Sign-in links one client address may ask for one address, and for any addresses, per 15 minutes (all
+   * instances together).
+   */
   hubSignInPerAddress: Config.Int("HUB_SIGN_IN_PER_ADDRESS").pipe(Config.withDefault(5)),
   hubSignInPerClient: Config.Int("HUB_SIGN_IN_PER_CLIENT").pipe(Config.withDefault(30)),
+  /** Emailed sign-in links one person is sent per hour at most, whoever asks (requests past it send nothing). */
+  hubSignInLinksPerHour: Config.schema(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 20 })),
+    "HUB_SIGN_IN_LINKS_PER_HOUR"
+  ).pipe(Config.withDefault(3)),
   /** How long a viewer link (for the meeting-recaps service) works, in hours. */
   hubViewerLinkHours: Config.Int("HUB_VIEWER_LINK_HOURS").pipe(Config.withDefault(72)),
   /** How long a person's email digest waits for more notifications: one email per person per interval. */

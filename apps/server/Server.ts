@@ -212,6 +212,7 @@ export const makeServer = (options: ServerOptions) => {
           maxMillis: config.hubSessionMaxHours * 3_600_000
         },
         emailLinkMillis: config.hubSignInLinkMinutes * 60_000,
+        emailLinksPerHour: config.hubSignInLinksPerHour,
         viewerLinkMillis: config.hubViewerLinkHours * 3_600_000
       }
     },

@@ -13,6 +13,11 @@ export interface SignInToken {
   readonly next: string | null
   readonly createdAt: string
   readonly expiresAt: string
+  /**
+   * For an emailed link, the hash of the nonce held by the browser that asked for it (its `hub_sign_in`
+   * cookie): opened there the link signs in at once, anywhere else it asks first. Null for a viewer link.
+   */
+  readonly browserHash: string | null
 }
 
 /** The sign-in link port. Infrastructure failures are defects. */
@@ -20,6 +25,13 @@ export class SignInTokenStore extends Context.Service<
   SignInTokenStore,
   {
     readonly insert: (token: SignInToken) => Effect.Effect<void>
+    /** The token when it exists, is unused and has not expired at `now`, without spending it; else undefined. */
+    readonly find: (tokenHash: string, now: string) => Effect.Effect<SignInToken | undefined>
+    /**
+     * How many tokens of that purpose the user was given since `since`, used or not. In a unit of work it holds
+     * the user's links until the unit ends, so two units never both count below a cap and both add one.
+     */
+    readonly countIssuedSince: (userId: string, purpose: SignInPurpose, since: string) => Effect.Effect<number>
     /**
      * Redeems the token in one step: marks it used at `now` and answers it, when it exists, is unused and
      * has not expired at `now`; otherwise undefined. Of two requests with the same token only one gets it.

@@ -3,9 +3,12 @@ import { Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { MailOutbox } from "../../core/hub/MailOutbox.ts"
 import { SessionStore, type SessionRecord } from "../../core/hub/Sessions.ts"
+import { SignInRequestStore, type SignInRequest } from "../../core/hub/SignInRequestStore.ts"
 import { ExternalViewerStore, SignInTokenStore, type SignInToken } from "../../core/hub/SignInTokenStore.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 
-export type HubSignInStores = SessionStore | SignInTokenStore | ExternalViewerStore | MailOutbox
+export type HubSignInStores =
+  SessionStore | SignInTokenStore | SignInRequestStore | ExternalViewerStore | MailOutbox | Transactions
 
 const at = (minutes: number) => new Date(Date.UTC(2040, 0, 1) + minutes * 60_000).toISOString()
 const fresh = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, "")}`
@@ -27,6 +30,18 @@ const tokenOf = (fields: Partial<SignInToken> = {}): SignInToken => ({
   next: null,
   createdAt: at(0),
   expiresAt: at(15),
+  browserHash: null,
+  ...fields
+})
+
+let requestsMade = 0
+const requestOf = (fields: Partial<SignInRequest> = {}): SignInRequest => ({
+  // Ids sort in the order made, as ULIDs do.
+  id: `req_${String(++requestsMade).padStart(6, "0")}_${fresh("")}`,
+  email: `${fresh("p")}@example.test`,
+  next: null,
+  browserHash: fresh("b"),
+  createdAt: at(0),
   ...fields
 })
 
@@ -119,6 +134,84 @@ export const HubSignInStoresContract = (name: string, stores: Layer.Layer<HubSig
           yield* store.insert(current)
           assert.isAtLeast(yield* store.purge(at(-10)), 1)
           assert.deepStrictEqual(yield* store.redeem(current.tokenHash, at(1)), current)
+        })
+      )
+    })
+
+    describe("SignInTokenStore (finding and counting)", () => {
+      it.effect("finds an unused, unexpired token without spending it, with the asking browser's hash", () =>
+        Effect.gen(function* () {
+          const store = yield* SignInTokenStore
+          const token = tokenOf({ browserHash: fresh("b") })
+          yield* store.insert(token)
+          assert.deepStrictEqual(yield* store.find(token.tokenHash, at(1)), token)
+          assert.deepStrictEqual(yield* store.find(token.tokenHash, at(2)), token)
+          assert.strictEqual(yield* store.find(token.tokenHash, at(15)), undefined)
+          assert.deepStrictEqual(yield* store.redeem(token.tokenHash, at(3)), token)
+          assert.strictEqual(yield* store.find(token.tokenHash, at(4)), undefined)
+          assert.strictEqual(yield* store.find(fresh("t"), at(1)), undefined)
+        })
+      )
+
+      it.effect("counts a user's tokens of one purpose made since a time, used or not", () =>
+        Effect.gen(function* () {
+          const store = yield* SignInTokenStore
+          const transactions = yield* Transactions
+          const userId = fresh("usr_")
+          const tokens = [
+            tokenOf({ userId, createdAt: at(-61), expiresAt: at(-46) }),
+            tokenOf({ userId, createdAt: at(-30), expiresAt: at(-15) }),
+            tokenOf({ userId, createdAt: at(-1), expiresAt: at(14) }),
+            tokenOf({ userId, purpose: "viewer", createdAt: at(-1), expiresAt: at(100) }),
+            tokenOf({ createdAt: at(-1) })
+          ]
+          for (const t of tokens) yield* store.insert(t)
+          yield* store.redeem(tokens[2]!.tokenHash, at(0))
+          assert.strictEqual(yield* transactions.atomically(store.countIssuedSince(userId, "email", at(-60))), 2)
+          assert.strictEqual(yield* transactions.atomically(store.countIssuedSince(userId, "viewer", at(-60))), 1)
+          assert.strictEqual(yield* transactions.atomically(store.countIssuedSince(fresh("usr_"), "email", at(-60))), 0)
+        })
+      )
+    })
+
+    describe("SignInRequestStore", () => {
+      const drain = Effect.gen(function* () {
+        const store = yield* SignInRequestStore
+        while ((yield* store.takeOldest()) !== undefined) {
+          /* left by an earlier test */
+        }
+      })
+
+      it.effect("gives the requests back oldest first, each once", () =>
+        Effect.gen(function* () {
+          const store = yield* SignInRequestStore
+          const transactions = yield* Transactions
+          yield* drain
+          const requests = [requestOf({ next: "/apps/x?y=1" }), requestOf(), requestOf()]
+          for (const r of requests) yield* transactions.atomically(store.add(r))
+          assert.strictEqual(yield* store.pendingCount(), 3)
+          for (const r of requests) assert.deepStrictEqual(yield* transactions.atomically(store.takeOldest()), r)
+          assert.strictEqual(yield* transactions.atomically(store.takeOldest()), undefined)
+          assert.strictEqual(yield* store.pendingCount(), 0)
+        })
+      )
+
+      it.effect("units taking at once never take the same request, and none is lost", () =>
+        Effect.gen(function* () {
+          const store = yield* SignInRequestStore
+          const transactions = yield* Transactions
+          yield* drain
+          const requests = Array.from({ length: 6 }, () => requestOf())
+          for (const r of requests) yield* transactions.atomically(store.add(r))
+          const taken = yield* Effect.all(
+            Array.from({ length: 10 }, () => transactions.atomically(store.takeOldest())),
+            { concurrency: "unbounded" }
+          )
+          const ids = taken.flatMap((r) => (r === undefined ? [] : [r.id]))
+          assert.deepStrictEqual(
+            ids.toSorted(),
+            requests.map((r) => r.id)
+          )
         })
       )
     })

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect } from "effect"
+import { request as httpRequest } from "node:http"
 import { sign } from "../../core/auth/Signature.ts"
 import { noContextKeys } from "../../core/hub/ContextKeys.ts"
 import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
@@ -29,6 +30,8 @@ const withHub = <A, E>(
     readonly advance: (millis: number) => void
     readonly addUser: (email: string, name: string) => Effect.Effect<string>
     readonly pendingMail: Effect.Effect<number>
+    /** Waits until every request for a link was handled and every email queued was sent. */
+    readonly settled: Effect.Effect<void>
   }) => Effect.Effect<A, E>
 ) => {
   const time = offsetClock()
@@ -52,7 +55,16 @@ const withHub = <A, E>(
             })
             return id
           }),
-        pendingMail: stack.outbox.pendingCount()
+        pendingMail: stack.outbox.pendingCount(),
+        // Read in units of work, so a worker's unit in progress is waited for.
+        settled: Effect.gen(function* () {
+          while (
+            (yield* stack.transactions.atomically(stack.requests.pendingCount())) > 0 ||
+            (yield* stack.transactions.atomically(stack.outbox.pendingCount())) > 0
+          ) {
+            yield* Effect.sleep("20 millis")
+          }
+        })
       })
     })
   ).pipe(Effect.provideService(Clock.Clock, time.clock))
@@ -76,7 +88,20 @@ const cookieOf = (headers: Headers) => {
   return { raw, value }
 }
 
-const open = (url: string, headers: Record<string, string> = {}) => request(url, { redirect: "manual", headers })
+/** The sign-in nonce cookie of the browser that asked for each emailed link, by link. */
+const askedBy = new Map<string, string>()
+
+const nonceOf = (headers: Headers) => /hub_sign_in=([^;]*)/.exec(headers.get("set-cookie") ?? "")?.[1]
+
+/** Opens a link as the browser that asked for it does (with its sign-in nonce), unless `asker` is false. */
+const open = (url: string, headers: Record<string, string> = {}, asker = true) => {
+  const nonce = asker ? askedBy.get(url) : undefined
+  const cookie = [headers["cookie"], nonce === undefined ? undefined : `hub_sign_in=${nonce}`].filter(Boolean)
+  return request(url, {
+    redirect: "manual",
+    headers: { ...headers, ...(cookie.length === 0 ? {} : { cookie: cookie.join("; ") }) }
+  })
+}
 
 const me = (baseUrl: string, cookie: string | undefined) =>
   request(`${baseUrl}/api/v1/me`, { headers: cookie === undefined ? {} : { cookie: `hub_session=${cookie}` } })
@@ -88,10 +113,39 @@ const emailedLink = (baseUrl: string, smtp: SmtpTestServer, email: string, body:
     const before = smtp.to(address).length
     const asked = yield* request(`${baseUrl}/auth/email`, json({ email, ...body }))
     assert.strictEqual(asked.status, 202)
+    const nonce = nonceOf(asked.headers)
+    assert.isDefined(nonce)
+    // The asking browser's nonce: short-lived, out of scripts' reach, sent only to the sign-in routes.
+    const raw = asked.headers.get("set-cookie") ?? ""
+    assert.match(raw, /HttpOnly/i)
+    assert.match(raw, /SameSite=Lax/i)
+    assert.match(raw, /Path=\/auth\/email(;|$)/)
+    assert.match(raw, /Max-Age=900(;|$)/)
     const mails = yield* Effect.promise(() => smtp.waitFor(address, before + 1))
     const mail = mails[mails.length - 1]!
-    return { link: linkIn(mail.text), mail }
+    const link = linkIn(mail.text)
+    askedBy.set(link, nonce!)
+    return { link, mail, nonce: nonce! }
   })
+
+/** A JSON POST sent from the loopback address `from`: the hub tells clients apart by their address. */
+const postFrom = (from: string, url: string, body: unknown) =>
+  Effect.promise(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const raw = JSON.stringify(body)
+        const sent = httpRequest(
+          url,
+          { method: "POST", localAddress: from, headers: { "content-type": "application/json" } },
+          (answer) => {
+            answer.resume()
+            answer.on("end", () => resolve(answer.statusCode ?? 0))
+          }
+        )
+        sent.on("error", reject)
+        sent.end(raw)
+      })
+  )
 
 const signed = (caller: string, key: string, body: unknown, timestamp = Math.floor(Date.now() / 1000)) => {
   const raw = JSON.stringify(body)
@@ -267,6 +321,113 @@ describe.each(backends)("hub email sign-in ($name)", ({ backend }) => {
   )
 
   it.live(
+    "a person is sent at most three links an hour, whoever asks; requests past that are answered as usual",
+    () =>
+      withHub(backend, {}, ({ baseUrl, smtp, addUser, advance, settled }) =>
+        Effect.gen(function* () {
+          yield* addUser("jo@example.test", "Jo")
+          const answers: Array<number> = []
+          for (const from of ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"]) {
+            answers.push(yield* postFrom(from, `${baseUrl}/auth/email`, { email: "jo@example.test" }))
+          }
+          assert.deepStrictEqual(answers, [202, 202, 202, 202, 202])
+          yield* settled
+          assert.strictEqual(smtp.to("jo@example.test").length, 3)
+          // An hour on, Jo is sent a link again.
+          advance(61 * 60_000)
+          const { link } = yield* emailedLink(baseUrl, smtp, "jo@example.test")
+          assert.strictEqual((yield* open(link)).status, 303)
+          yield* settled
+          assert.strictEqual(smtp.to("jo@example.test").length, 4)
+        })
+      ),
+    60_000
+  )
+
+  it.live(
+    "a link opened in a browser that did not ask for it asks first, names the account, and is spent only by the form",
+    () =>
+      withHub(backend, {}, ({ baseUrl, smtp, addUser }) =>
+        Effect.gen(function* () {
+          yield* addUser("mallory@example.test", "Mallory")
+          // Mallory asks for her own link and gets someone else's browser to open it.
+          const { link } = yield* emailedLink(baseUrl, smtp, "mallory@example.test", { next: "/apps/x" })
+          const page = yield* open(link, { accept: "text/html" }, false)
+          assert.strictEqual(page.status, 200)
+          assert.include(page.headers.get("content-type") ?? "", "text/html")
+          assert.isNull(page.headers.get("set-cookie"))
+          assert.strictEqual(page.headers.get("cache-control"), "no-store")
+          assert.strictEqual(page.headers.get("x-frame-options"), "DENY")
+          assert.include(page.headers.get("content-security-policy") ?? "", "frame-ancestors 'none'")
+          assert.include(page.text, "mallory@example.test")
+          assert.include(page.text, `<form method="post" action="/auth/email/callback">`)
+          assert.notInclude(page.text, "Continuing signs")
+          // Opening it there spent nothing: it asks again.
+          assert.strictEqual((yield* open(link, { accept: "text/html" }, false)).status, 200)
+
+          const token = new URL(link).searchParams.get("token")!
+          const confirm = (headers: Record<string, string>) =>
+            request(`${baseUrl}/auth/email/callback`, {
+              method: "POST",
+              redirect: "manual",
+              headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+              body: new URLSearchParams({ token }).toString()
+            })
+          // The form posted from another site's page is refused, and the link still works.
+          const foreign = yield* confirm({ origin: "https://evil.example" })
+          assert.strictEqual(foreign.status, 403)
+          assert.isNull(foreign.headers.get("set-cookie"))
+          const confirmed = yield* confirm({ origin: baseUrl })
+          assert.strictEqual(confirmed.status, 303)
+          assert.strictEqual(confirmed.headers.get("location"), "/apps/x")
+          const who = yield* me(baseUrl, cookieOf(confirmed.headers).value)
+          assert.strictEqual(who.json.data.user.email, "mallory@example.test")
+          assert.strictEqual((yield* open(link, {}, false)).status, 401)
+          assert.strictEqual((yield* confirm({ origin: baseUrl })).status, 401)
+        })
+      ),
+    60_000
+  )
+
+  it.live(
+    "opening someone else's link never ends a person's session silently: the page says continuing signs them out",
+    () =>
+      withHub(backend, {}, ({ baseUrl, smtp, addUser }) =>
+        Effect.gen(function* () {
+          yield* addUser("mallory@example.test", "Mallory")
+          yield* addUser("dan@example.test", "Dan")
+          const dan = cookieOf((yield* open((yield* emailedLink(baseUrl, smtp, "dan@example.test")).link)).headers)
+          const { link } = yield* emailedLink(baseUrl, smtp, "mallory@example.test")
+          const page = yield* open(link, { cookie: `hub_session=${dan.value}`, accept: "text/html" }, false)
+          assert.strictEqual(page.status, 200)
+          assert.include(page.text, "mallory@example.test")
+          assert.include(page.text, "You are signed in here as dan@example.test")
+          assert.include(page.text, "Continuing signs dan@example.test out")
+          assert.isNull(page.headers.get("set-cookie"))
+          assert.strictEqual((yield* me(baseUrl, dan.value)).json.data.user.email, "dan@example.test")
+          // Continuing, as the page said, ends Dan's session.
+          const confirmed = yield* request(`${baseUrl}/auth/email/callback`, {
+            method: "POST",
+            redirect: "manual",
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              origin: baseUrl,
+              cookie: `hub_session=${dan.value}`
+            },
+            body: new URLSearchParams({ token: new URL(link).searchParams.get("token")! }).toString()
+          })
+          assert.strictEqual(confirmed.status, 303)
+          assert.strictEqual((yield* me(baseUrl, dan.value)).status, 401)
+          assert.strictEqual(
+            (yield* me(baseUrl, cookieOf(confirmed.headers).value)).json.data.user.email,
+            "mallory@example.test"
+          )
+        })
+      ),
+    60_000
+  )
+
+  it.live(
     "a change carried by the session cookie from another site's page is 403; from the hub's own page it passes",
     () =>
       withHub(backend, {}, ({ baseUrl, smtp, addUser }) =>
@@ -332,6 +493,25 @@ describe("hub email sign-in limits and viewer links (memory)", () => {
   )
 
   it.live(
+    "one client's requests for an address never block another client's requests for it",
+    () =>
+      withHub(undefined, { perAddress: 2, perClient: 100 }, ({ baseUrl, addUser }) =>
+        Effect.gen(function* () {
+          yield* addUser("ivy@example.test", "Ivy")
+          const ask = (from: string) => postFrom(from, `${baseUrl}/auth/email`, { email: "ivy@example.test" })
+          assert.deepStrictEqual(
+            [yield* ask("127.0.0.2"), yield* ask("127.0.0.2"), yield* ask("127.0.0.2")],
+            [202, 202, 429]
+          )
+          // Ivy, from her own address, still gets her answers; so does the first client for another address.
+          assert.deepStrictEqual([yield* ask("127.0.0.3"), yield* ask("127.0.0.3")], [202, 202])
+          assert.strictEqual(yield* postFrom("127.0.0.2", `${baseUrl}/auth/email`, { email: "ann@example.test" }), 202)
+        })
+      ),
+    60_000
+  )
+
+  it.live(
     "without the secrets key sign-in by email is 501 for every address",
     () =>
       withHub(undefined, { secretsKey: undefined }, ({ baseUrl, addUser }) =>
@@ -376,6 +556,19 @@ describe.each(backends)("viewer links for meeting-recaps ($name)", ({ backend })
             data: { user: { email: "viewer@client.test", name: null }, organizations: [] }
           })
           assert.strictEqual((yield* open(second.json.data.url)).status, 401)
+
+          // Opened where another person is signed in, a viewer link asks first rather than end their session.
+          const third = yield* link(baseUrl)
+          const viewer = cookieOf(opened.headers).value
+          const other = yield* link(baseUrl, { ...body, email: "guest2@client.test" })
+          const guest2 = cookieOf((yield* open(other.json.data.url)).headers).value
+          const asked = yield* open(third.json.data.url, { cookie: `hub_session=${guest2}`, accept: "text/html" })
+          assert.strictEqual(asked.status, 200)
+          assert.include(asked.text, "viewer@client.test")
+          assert.include(asked.text, "Continuing signs guest2@client.test out")
+          assert.strictEqual((yield* me(baseUrl, guest2)).status, 200)
+          // Where that same viewer is signed in, it signs in at once.
+          assert.strictEqual((yield* open(third.json.data.url, { cookie: `hub_session=${viewer}` })).status, 303)
         })
       ),
     60_000

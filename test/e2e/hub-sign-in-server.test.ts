@@ -60,18 +60,21 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
       201
     )
 
-    const ask = () =>
+    const ask = (headers: Record<string, string> = {}) =>
       fetch(`${hub()}/auth/email`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ email: "ada@acme.test" })
       })
-    assert.strictEqual((await ask()).status, 202)
+    const asked = await ask()
+    assert.strictEqual(asked.status, 202)
+    // The browser that asked holds the sign-in nonce its links are bound to.
+    const asker = { cookie: /hub_sign_in=[^;]+/.exec(asked.headers.get("set-cookie") ?? "")![0] }
     const [mail] = await smtp.waitFor("ada@acme.test", 1, 30_000)
     assert.strictEqual(mail!.from, "hub@acme.test")
     const link = signInLinkIn(mail!.text)!
     assert.isTrue(link.startsWith(`${hub()}/auth/email/callback?token=`))
-    const opened = await fetch(link, { redirect: "manual" })
+    const opened = await fetch(link, { redirect: "manual", headers: asker })
     assert.strictEqual(opened.status, 303)
     const cookie = /hub_session=([^;]+)/.exec(opened.headers.get("set-cookie") ?? "")![1]!
     const me = await fetch(`${hub()}/api/v1/me`, { headers: { cookie: `hub_session=${cookie}` } })
@@ -107,7 +110,7 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
 
     // The mail server is down when the next link is asked for: the answer is given, then the server dies.
     smtp.behave({ refuse: 451 })
-    assert.strictEqual((await ask()).status, 202)
+    assert.strictEqual((await ask(asker)).status, 202)
     await until("a refused attempt", async () => (smtp.refused() > 0 ? true : undefined))
     await server.stop("SIGKILL")
     smtp.behave("accept")
@@ -122,7 +125,31 @@ describe("email sign-in in the bundled server (a real process, the embedded defa
     running.push(server)
     // After the restart the queued email goes out (once the retry is due), and its link works.
     const mails = await smtp.waitFor("ada@acme.test", 2, 60_000)
-    const again = await fetch(signInLinkIn(mails[1]!.text)!, { redirect: "manual" })
+    const again = await fetch(signInLinkIn(mails[1]!.text)!, { redirect: "manual", headers: asker })
     assert.strictEqual(again.status, 303)
   }, 180_000)
+
+  it("in development without a mail server, the link the worker makes is written to the log", async () => {
+    const server = await startServer({ DATA_DIR: tempDataDir(), LOG_FORMAT: "json", HUB_ADMIN_KEY: adminKey })
+    running.push(server)
+    const hub = `http://127.0.0.1:${server.ports.hub}`
+    const created = await fetch(`${hub}/api/v1/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "dev@acme.test", name: "Dev" })
+    })
+    assert.strictEqual(created.status, 201)
+    const asked = await fetch(`${hub}/auth/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "dev@acme.test" })
+    })
+    assert.strictEqual(asked.status, 202)
+    const link = await until("the link in the log", async () => signInLinkIn(server.output().replaceAll("\\n", " ")))
+    const opened = await fetch(link, {
+      redirect: "manual",
+      headers: { cookie: /hub_sign_in=[^;]+/.exec(asked.headers.get("set-cookie") ?? "")![0] }
+    })
+    assert.strictEqual(opened.status, 303)
+  }, 120_000)
 })

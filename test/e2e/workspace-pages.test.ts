@@ -99,8 +99,11 @@ const thirdPartyRoutes = (credentials: () => { readonly apiKey: string; readonly
 /** The hub's stores on memory, or on a fresh migrated database of the backend. */
 const hubStorage = (backend: SqlBackend | undefined) =>
   backend === undefined
-    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, HubSignInStoresMemory, TransactionsMemory)
-    : Layer.mergeAll(DirectorySql, ServiceStoreSql, HubSignInStoresSql, TransactionsSql).pipe(
+    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, HubSignInStoresMemory).pipe(
+        Layer.provideMerge(TransactionsMemory)
+      )
+    : Layer.mergeAll(DirectorySql, ServiceStoreSql, HubSignInStoresSql).pipe(
+        Layer.provideMerge(TransactionsSql),
         Layer.provide(migrationsLayer("hub", hubMigrations)),
         Layer.provide(backend.layer)
       )

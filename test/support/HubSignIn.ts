@@ -22,6 +22,8 @@ import {
 import { parseContextKeys, type ContextKeys } from "../../core/hub/ContextKeys.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { MailOutbox } from "../../core/hub/MailOutbox.ts"
+import { SignInRequestStore } from "../../core/hub/SignInRequestStore.ts"
+import { Transactions } from "../../core/kernel/Transactions.ts"
 import { CurrentPerson } from "../../core/hub/Sessions.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import type { SqlBackend } from "./Databases.ts"
@@ -81,15 +83,16 @@ export const defaultContextKeys = (): ContextKeys => {
 
 /**
  * The hub's sign-in routes on a loopback port (the public URL is that address): sessions, email and viewer
- * links, the mail worker sending through the test SMTP server. Answers the base URL, the directory and the
- * outbox.
+ * links, the mail worker sending through the test SMTP server. Answers the base URL, the directory, the
+ * outbox, the queue of link requests and units of work over the stores.
  */
 export const serveSignIn = (options: SignInStackOptions) =>
   Effect.gen(function* () {
     const storage =
       options.backend === undefined
-        ? Layer.mergeAll(DirectoryMemory, HubSignInStoresMemory, TransactionsMemory)
-        : Layer.mergeAll(DirectorySql, HubSignInStoresSql, TransactionsSql).pipe(
+        ? Layer.mergeAll(DirectoryMemory, HubSignInStoresMemory).pipe(Layer.provideMerge(TransactionsMemory))
+        : Layer.mergeAll(DirectorySql, HubSignInStoresSql).pipe(
+            Layer.provideMerge(TransactionsSql),
             Layer.provide(migrationsLayer("hub", hubMigrations)),
             Layer.provide(options.backend.layer)
           )
@@ -129,7 +132,9 @@ export const serveSignIn = (options: SignInStackOptions) =>
     return {
       baseUrl: publicUrl,
       directory: Context.get(ports, Directory),
-      outbox: Context.get(ports, MailOutbox)
+      outbox: Context.get(ports, MailOutbox),
+      requests: Context.get(ports, SignInRequestStore),
+      transactions: Context.get(ports, Transactions)
     }
   })
 

@@ -24,6 +24,16 @@ const SignInSent = Data(Schema.Struct({ status: Schema.Literal("sent") }))
 
 const optionalText = Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1024)))
 
+const ConfirmForm = Schema.Struct({
+  token: Schema.String.check(Schema.isMaxLength(1024)),
+  next: optionalText
+}).pipe(HttpApiSchema.asFormUrlEncoded())
+
+const ConfirmationPage = Schema.String.annotate({
+  identifier: "EmailSignInConfirmation",
+  description: "An HTML page asking to confirm the sign-in"
+}).pipe(HttpApiSchema.asText({ contentType: "text/html" }))
+
 /**
  * People sign in at the hub by email link (docs/sign-in.md): ask for a link, open it, and the hub keeps a
  * server-side session named by the `hub_session` cookie.
@@ -38,19 +48,32 @@ export class EmailSignInGroup extends HttpApiGroup.make("emailSignIn")
       .annotate(MaxBodyBytes, 4 * 1024)
       .annotate(
         OpenApi.Description,
-        "JSON {email, next?} or a form with the field email. 202 for every well-formed address; only an " +
-          "address of the directory is sent a link (single use, 15 minutes). 429 per address and per client."
+        "JSON {email, next?} or a form with the field email. 202 for every well-formed address, with the " +
+          "browser's sign-in nonce (cookie hub_sign_in); only an address of the directory is sent a link " +
+          "(single use, 15 minutes, at most a few an hour). 429 per client and address, and per client."
       ),
     HttpApiEndpoint.get("callback", "/auth/email/callback", {
       query: { token: optionalText, next: optionalText },
-      success: HttpApiSchema.Empty(303),
+      success: [HttpApiSchema.Empty(303), ConfirmationPage],
       error: [E.unauthorized]
     }).annotate(
       OpenApi.Description,
-      "The link of the email: signs in (a new session, cookie hub_session) and redirects to the link's own " +
-        "landing path, else to a root-relative `next`, else to /. A used, expired or unknown link is 401 " +
-        "(an HTML page for browsers)."
+      "The link of the email. Opened in the browser that asked for it (it holds the hub_sign_in cookie set by " +
+        "the request): signs in (a new session, cookie hub_session) and redirects to the link's own landing " +
+        "path, else to a root-relative `next`, else to /. Opened anywhere else: 200, a page naming the account " +
+        "with a form that signs in (POST to this path); the link is not spent. A used, expired or unknown " +
+        "link is 401 (an HTML page for browsers)."
     ),
+    HttpApiEndpoint.post("confirm", "/auth/email/callback", {
+      payload: ConfirmForm,
+      success: HttpApiSchema.Empty(303),
+      error: [E.badRequest, E.unauthorized, E.forbidden]
+    })
+      .annotate(MaxBodyBytes, 4 * 1024)
+      .annotate(
+        OpenApi.Description,
+        "The confirmation page's form (token, next?): signs in as the callback does. 403 from another site's page."
+      ),
     HttpApiEndpoint.post("logout", "/auth/logout", {
       success: [HttpApiSchema.NoContent, HttpApiSchema.Empty(303)],
       error: [E.forbidden]

@@ -5,15 +5,25 @@ import { verify } from "../../../core/auth/Signature.ts"
 import type { ContextKeys } from "../../../core/hub/ContextKeys.ts"
 import { Directory, orgStatus } from "../../../core/hub/Directory.ts"
 import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
-import { SignInLinks } from "../../../core/hub/SignInLinks.ts"
+import {
+  callbackPath,
+  isBrowserNonce,
+  maxEmailLinkMillis,
+  newBrowserNonce,
+  SignInLinks
+} from "../../../core/hub/SignInLinks.ts"
+import { hashSecret } from "../../../core/auth/IssuedSecret.ts"
 import { ViewerLinks } from "../../../core/hub/ViewerLinks.ts"
+import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { RateLimits } from "../../../core/kernel/RateLimit.ts"
 import { budgetRefusal } from "../RateLimits.ts"
 import { CurrentContextCaller } from "./ContextApi.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
+import { cookieSecure } from "../OidcRelyingParty.ts"
 import { hubSessionCookie, withoutSessionCookie, withSessionCookie } from "./PersonAuth.ts"
+import { confirmationHeaders, confirmSignInPage } from "./SignInPages.ts"
 import { SignInApi } from "./SignInApi.ts"
 import { ServiceDataChangeAuth } from "./ViewerLinkApi.ts"
 
@@ -21,8 +31,10 @@ export interface EmailSignInHttpConfig {
   /** Where people's browsers reach the hub (HUB_PUBLIC_URL). */
   readonly publicUrl: string
   /**
-   * Links asked for one address, and by one client, per window: shared by every instance on the same
-   * rate-limit store, and refused (503) while that store cannot answer.
+   * Links one client may ask for one address, and for any addresses, per window: shared by every instance on
+   * the same rate-limit store, and refused (503) while that store cannot answer. The first is counted per
+   * client and address together, so no client's requests ever use up another client's budget for an address
+   * (what the person is sent is capped apart, per hour, whoever asks: SignInLinks).
    */
   readonly perAddress: number
   readonly perClient: number
@@ -30,6 +42,12 @@ export interface EmailSignInHttpConfig {
 }
 
 const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+
+/**
+ * The asking browser's sign-in nonce (HttpOnly, SameSite=Lax, under /auth/email, as long as a link lives): the
+ * links it asks for keep the nonce's hash, and open at once only where the cookie is.
+ */
+export const signInNonceCookie = "hub_sign_in"
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -62,7 +80,10 @@ const isFormPost = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded") ||
   (wantsHtml(request) && !(request.headers["accept"] ?? "").includes("application/json"))
 
-/** `POST /auth/email`, `GET /auth/email/callback`, `POST /auth/logout`. Needs SignInLinks and Sessions. */
+/**
+ * `POST /auth/email`, `GET /auth/email/callback` (and the `POST` of its confirmation form), `POST /auth/logout`.
+ * Needs SignInLinks and Sessions.
+ */
 export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
   HttpApiBuilder.group(SignInApi, "emailSignIn", (handlers) =>
     Effect.gen(function* () {
@@ -70,18 +91,46 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
       const sessions = yield* Sessions
       const limits = yield* RateLimits
       const rule = { windowMillis: config.windowMillis, whenStoreFails: "refuse" } as const
-      const perAddress = { ...rule, name: "hub.sign-in.address", limit: config.perAddress }
+      const perClientAndAddress = { ...rule, name: "hub.sign-in.client-address", limit: config.perAddress }
       const perClient = { ...rule, name: "hub.sign-in.client", limit: config.perClient }
       const publicUrl = config.publicUrl
+
+      const refused = (request: HttpServerRequest.HttpServerRequest) =>
+        wantsHtml(request)
+          ? linkRefusedPage(refusedMessage)
+          : errorResponse("UNAUTHORIZED", {
+              message: `This sign-in link cannot be used. ${refusedMessage}`,
+              headers: noStore
+            })
+
+      /** Spends the link, starts the session and lands; the session the browser had before (if any) is ended. */
+      const signIn = (request: HttpServerRequest.HttpServerRequest, token: string, next: string | undefined) =>
+        Effect.gen(function* () {
+          const signedIn = yield* Effect.result(links.redeem(token))
+          if (signedIn._tag === "Failure") return refused(request)
+          // The new session never reuses the id of one the browser had before.
+          const previous = request.cookies[hubSessionCookie]
+          if (previous !== undefined && previous.length > 0) yield* sessions.end(previous)
+          const landing = signedIn.success.next ?? (next !== undefined && isRootRelativePath(next) ? next : "/")
+          return withSessionCookie(
+            HttpServerResponse.redirect(landing, { status: 303, headers: noStore }),
+            publicUrl,
+            signedIn.success.session
+          )
+        })
 
       return handlers
         .handle("request", ({ payload }) =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
             const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-            // Both budgets are spent by every request, known address or not, so a 429 tells nothing either.
+            // Both budgets are spent by every request, known address or not, so a 429 tells nothing either. The
+            // store keeps only a hash of each key.
             const [byClient, byAddress] = yield* Effect.all(
-              [Effect.result(limits.take(perClient, client)), Effect.result(limits.take(perAddress, payload.email))],
+              [
+                Effect.result(limits.take(perClient, client)),
+                Effect.result(limits.take(perClientAndAddress, `${client}\n${normalizeEmail(payload.email)}`))
+              ],
               { concurrency: 2 }
             )
             const refusals = [byClient, byAddress].flatMap((taken) => (taken._tag === "Failure" ? [taken.failure] : []))
@@ -98,32 +147,58 @@ export const EmailSignInHandlers = (config: EmailSignInHttpConfig) =>
                 headers: { "retry-after": String(wait) }
               })
             }
-            yield* links.requestEmailLink(payload.email, payload.next)
-            return HttpServerResponse.jsonUnsafe({ data: { status: "sent" } }, { status: 202, headers: noStore })
+            // The link will be bound to this browser: a nonce it already holds is kept, so every link it asked
+            // for opens here at once.
+            const held = request.cookies[signInNonceCookie]
+            const nonce = held !== undefined && isBrowserNonce(held) ? held : newBrowserNonce().plaintext
+            yield* links.requestEmailLink(payload.email, payload.next, hashSecret(nonce))
+            return HttpServerResponse.setCookieUnsafe(
+              HttpServerResponse.jsonUnsafe({ data: { status: "sent" } }, { status: 202, headers: noStore }),
+              signInNonceCookie,
+              nonce,
+              {
+                httpOnly: true,
+                sameSite: "lax",
+                secure: cookieSecure(publicUrl),
+                path: "/auth/email",
+                maxAge: `${maxEmailLinkMillis} millis`
+              }
+            )
           }).pipe(Effect.catch(hubErrorResponse))
         )
         .handle("callback", ({ query }) =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            const signedIn = yield* Effect.result(links.redeem(query.token ?? ""))
-            if (signedIn._tag === "Failure") {
-              return wantsHtml(request)
-                ? linkRefusedPage(refusedMessage)
-                : errorResponse("UNAUTHORIZED", {
-                    message: `This sign-in link cannot be used. ${refusedMessage}`,
-                    headers: noStore
-                  })
+            const token = query.token ?? ""
+            const preview = yield* Effect.result(links.preview(token, request.cookies[signInNonceCookie]))
+            if (preview._tag === "Failure") return refused(request)
+            const link = preview.success
+            const cookie = request.cookies[hubSessionCookie]
+            const current = cookie !== undefined && cookie.length > 0 ? yield* sessions.find(cookie) : undefined
+            const someoneElse = current !== undefined && current.userId !== link.userId ? current : undefined
+            // The browser that asked signs in at once; a viewer link too, unless it would end another person's
+            // session. Anywhere else the link is not spent: the person is asked first, by a form of this page.
+            if (link.askedHere || (link.purpose === "viewer" && someoneElse === undefined)) {
+              return yield* signIn(request, token, query.next)
             }
-            // The session the browser had before (if any) is ended: the new one never reuses its id.
-            const previous = request.cookies[hubSessionCookie]
-            if (previous !== undefined && previous.length > 0) yield* sessions.end(previous)
-            const next =
-              signedIn.success.next ?? (query.next !== undefined && isRootRelativePath(query.next) ? query.next : "/")
-            return withSessionCookie(
-              HttpServerResponse.redirect(next, { status: 303, headers: noStore }),
-              publicUrl,
-              signedIn.success.session
+            return HttpServerResponse.text(
+              confirmSignInPage({
+                action: callbackPath,
+                account: link.email,
+                signedInAs: someoneElse?.email,
+                fields: query.next === undefined ? { token } : { token, next: query.next }
+              }),
+              { status: 200, contentType: "text/html; charset=utf-8", headers: confirmationHeaders }
             )
+          })
+        )
+        .handle("confirm", ({ payload }) =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            if (isCrossSiteChange(request, publicUrl)) {
+              return errorResponse("FORBIDDEN", { message: "A change from another site's page is refused." })
+            }
+            return yield* signIn(request, payload.token, payload.next)
           })
         )
         .handle("logout", () =>

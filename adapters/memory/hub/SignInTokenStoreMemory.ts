@@ -13,6 +13,25 @@ export const SignInTokenStoreMemory = Layer.sync(SignInTokenStore, () => {
       Effect.sync(() => {
         rows.set(token.tokenHash, { token: { ...token }, usedAt: null })
       }),
+    find: (tokenHash, now) =>
+      Effect.sync(() => {
+        const row = rows.get(tokenHash)
+        if (row === undefined || row.usedAt !== null || Date.parse(row.token.expiresAt) <= Date.parse(now)) {
+          return undefined
+        }
+        return { ...row.token }
+      }),
+    // Units of work take turns in memory: nothing to hold.
+    countIssuedSince: (userId, purpose, since) =>
+      Effect.sync(
+        () =>
+          [...rows.values()].filter(
+            (row) =>
+              row.token.userId === userId &&
+              row.token.purpose === purpose &&
+              Date.parse(row.token.createdAt) >= Date.parse(since)
+          ).length
+      ),
     redeem: (tokenHash, now) =>
       Effect.sync(() => {
         const row = rows.get(tokenHash)

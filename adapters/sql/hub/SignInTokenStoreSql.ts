@@ -4,6 +4,7 @@ import {
   ExternalViewerStore,
   SignInPurposes,
   SignInTokenStore,
+  type SignInPurpose,
   type SignInToken
 } from "../../../core/hub/SignInTokenStore.ts"
 
@@ -13,7 +14,8 @@ const TokenRow = Schema.Struct({
   purpose: Schema.Literals(SignInPurposes),
   next: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  expires_at: Schema.Date
+  expires_at: Schema.Date,
+  browser_hash: Schema.NullOr(Schema.String)
 })
 
 const toToken = (row: typeof TokenRow.Type): SignInToken => ({
@@ -22,7 +24,8 @@ const toToken = (row: typeof TokenRow.Type): SignInToken => ({
   purpose: row.purpose,
   next: row.next,
   createdAt: row.created_at.toISOString(),
-  expiresAt: row.expires_at.toISOString()
+  expiresAt: row.expires_at.toISOString(),
+  browserHash: row.browser_hash
 })
 
 /**
@@ -39,13 +42,37 @@ export const SignInTokenStoreSql: Layer.Layer<SignInTokenStore, never, SqlClient
       execute: ({ tokenHash, now }) => sql`
         UPDATE hub.sign_in_tokens SET used_at = ${now}::timestamptz
         WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${now}::timestamptz
-        RETURNING token_hash, user_id, purpose, next, created_at, expires_at`
+        RETURNING token_hash, user_id, purpose, next, created_at, expires_at, browser_hash`
+    })
+    const findRow = SqlSchema.findOneOption({
+      Request: Schema.Struct({ tokenHash: Schema.String, now: Schema.String }),
+      Result: TokenRow,
+      execute: ({ tokenHash, now }) => sql`
+        SELECT token_hash, user_id, purpose, next, created_at, expires_at, browser_hash FROM hub.sign_in_tokens
+        WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${now}::timestamptz`
     })
     return SignInTokenStore.of({
       insert: (t) =>
-        sql`INSERT INTO hub.sign_in_tokens (token_hash, user_id, purpose, next, created_at, expires_at)
+        sql`INSERT INTO hub.sign_in_tokens (token_hash, user_id, purpose, next, created_at, expires_at, browser_hash)
           VALUES (${t.tokenHash}, ${t.userId}, ${t.purpose}, ${t.next}, ${t.createdAt}::timestamptz,
-            ${t.expiresAt}::timestamptz)`.pipe(Effect.asVoid, Effect.orDie),
+            ${t.expiresAt}::timestamptz, ${t.browserHash})`.pipe(Effect.asVoid, Effect.orDie),
+      find: (tokenHash, now) =>
+        findRow({ tokenHash, now }).pipe(
+          Effect.map((row) => (row._tag === "Some" ? toToken(row.value) : undefined)),
+          Effect.orDie
+        ),
+      // The lock is taken by a statement of its own: the count's statement then sees what a unit that held it
+      // before committed (each statement reads the database as of its start).
+      countIssuedSince: Effect.fn("SignInTokenStoreSql.countIssuedSince")(function* (
+        userId: string,
+        purpose: SignInPurpose,
+        since: string
+      ) {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`hub.sign_in_tokens:${purpose}:${userId}`}, 0))`
+        const rows = yield* sql<{ readonly count: number }>`SELECT count(*)::int AS count FROM hub.sign_in_tokens
+          WHERE user_id = ${userId} AND purpose = ${purpose} AND created_at >= ${since}::timestamptz`
+        return rows[0]?.count ?? 0
+      }, Effect.orDie),
       redeem: (tokenHash, now) =>
         redeemRow({ tokenHash, now }).pipe(
           Effect.map((row) => (row._tag === "Some" ? toToken(row.value) : undefined)),
