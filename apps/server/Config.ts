@@ -136,6 +136,15 @@ export const ServerConfig = Config.all({
     Config.map((text) => Result.getOrThrow(parseContextKeys(text))),
     Config.withDefault(Result.getOrThrow(parseContextKeys(undefined)))
   ),
+  /**
+   * The expert-sessions roster that `GET /api/v1/service-data/matched-clients` reads (with the secret
+   * HUB_EXPERT_ROSTER_KEY); unset, every engineer has no matched clients.
+   */
+  hubExpertRosterUrl: Config.option(Config.URL("HUB_EXPERT_ROSTER_URL").pipe(Config.map((url) => url.toString()))),
+  /** The roster's internal key: an upstream's secret, so never generated (unset, the roster is not read). */
+  hubExpertRosterKey: Config.option(Config.schema(SecretText, "HUB_EXPERT_ROSTER_KEY").pipe(Config.map(Redacted.make))),
+  /** An external link shortener for `POST /api/v1/service-data/short-link`; unset, the hub's own `/s/{code}`. */
+  hubShortenerUrl: Config.option(Config.URL("HUB_SHORTENER_URL").pipe(Config.map((url) => url.toString()))),
   /** Per-service quota of event deliveries, and per-caller quota of the hub's signed routes, a minute. */
   hubEventsPerMinute: Config.Int("HUB_EVENTS_PER_MINUTE").pipe(Config.withDefault(600)),
   hubCallsPerMinute: Config.Int("HUB_CALLS_PER_MINUTE").pipe(Config.withDefault(600)),

@@ -9,6 +9,7 @@ import { MyNotificationsGroup } from "./NotificationsApi.ts"
 import { OrgChannelsGroup } from "./OrgChannelsApi.ts"
 import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
 import { EmailSignInGroup, MeGroup } from "./SignInApi.ts"
+import { OrgRosterGroup, RecapsDataGroup, ShortLinkRedirectGroup } from "./ServiceDataApi.ts"
 import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
 import { WorkspaceGroup } from "./WorkspaceApi.ts"
 
@@ -30,6 +31,9 @@ export class HubApi extends HttpApi.make("hub")
   .add(MyNotificationsGroup)
   .add(OrgChannelsGroup)
   .add(ViewerLinkGroup)
+  .add(OrgRosterGroup)
+  .add(RecapsDataGroup)
+  .add(ShortLinkRedirectGroup)
   .add(WorkspaceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})

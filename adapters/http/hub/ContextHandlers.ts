@@ -25,7 +25,6 @@ const ContextSignatureAuthLayer = (config: ContextAuthConfig) =>
         requestsPerMinute: config.requestsPerMinute,
         budget: "hub.context",
         admits: isContextCaller,
-        signs: "query",
         notConfigured: "The subject-context plane is not configured."
       }),
       (check) =>

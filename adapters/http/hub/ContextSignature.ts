@@ -22,8 +22,6 @@ export interface ContextSignaturePlane {
   readonly budget: string
   /** The ids the routes admit; any other id gets the same 401 as a bad signature. */
   readonly admits: (caller: KeyedCaller) => boolean
-  /** A read signs its raw query string, a change its raw body: `<X-Platform-Timestamp>.<payload>`. */
-  readonly signs: "query" | "body"
   /** The 501's message when no context key is configured. */
   readonly notConfigured: string
 }
@@ -50,8 +48,9 @@ export const contextSignatureCheck = (plane: ContextSignaturePlane) =>
         if (!plane.contextKeys.configured) return errorResponse("NOT_CONFIGURED", { message: plane.notConfigured })
         const request = yield* HttpServerRequest.HttpServerRequest
         const caller = request.headers["x-workspace-service-id"] ?? ""
+        // A read (GET) signs its raw query string, a change its raw body: `<X-Platform-Timestamp>.<payload>`.
         const payload =
-          plane.signs === "query"
+          request.method === "GET" || request.method === "HEAD"
             ? rawQueryString(request.url)
             : yield* request.arrayBuffer.pipe(
                 Effect.map((buffer) => new Uint8Array(buffer)),

@@ -12,6 +12,7 @@ import { MyNotificationsHandlers } from "./NotificationsHandlers.ts"
 import { OrgChannelsHandlers } from "./OrgChannelsHandlers.ts"
 import { HubPersonAuthLayer } from "./PersonAuth.ts"
 import { RegistryAuthorizeHandlers } from "./RegistryHandlers.ts"
+import { ServiceDataHandlers } from "./ServiceDataHandlers.ts"
 import { EmailSignInHandlers, MeHandlers, ViewerLinkHandlers, type EmailSignInHttpConfig } from "./SignInHandlers.ts"
 import { WorkspaceHandlers } from "./WorkspaceHandlers.ts"
 
@@ -49,6 +50,11 @@ export const HubHandlers = (config: HubHttpConfig) =>
     MyNotificationsHandlers,
     OrgChannelsHandlers,
     ViewerLinkHandlers({ contextKeys: config.contextKeys, requestsPerMinute: config.callsPerMinute }),
+    ServiceDataHandlers({
+      contextKeys: config.contextKeys,
+      requestsPerMinute: config.callsPerMinute,
+      publicUrl: config.signIn.publicUrl
+    }),
     WorkspaceHandlers
   ).pipe(
     Layer.provide(

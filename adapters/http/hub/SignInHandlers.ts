@@ -180,7 +180,6 @@ const ServiceDataChangeAuthLayer = (config: ViewerLinkHttpConfig) =>
         requestsPerMinute: config.requestsPerMinute,
         budget: "hub.viewer-link",
         admits: (caller) => caller === "meeting-recaps",
-        signs: "body",
         notConfigured: "The service-data plane is not configured."
       }),
       (check) =>

@@ -1,0 +1,132 @@
+import { Effect, Layer, Option } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { ContextKeys, KeyedCaller } from "../../../core/hub/ContextKeys.ts"
+import { Directory } from "../../../core/hub/Directory.ts"
+import { ExpertRoster, matchedClients } from "../../../core/hub/ExpertRoster.ts"
+import { loadOrgRoster } from "../../../core/hub/OrgRoster.ts"
+import { makeShortLink, Shortener, ShortLinkStore } from "../../../core/hub/ShortLinks.ts"
+import { errorResponse, hubErrorResponse } from "../ErrorResponse.ts"
+import { contextSignatureCheck, type ContextSignaturePlane } from "./ContextSignature.ts"
+import { CrmSignature, CurrentServiceCaller, RecapsSignature, ServiceDataApi } from "./ServiceDataApi.ts"
+
+export interface ServiceDataHttpConfig {
+  /** The parsed `HUB_CONTEXT_KEYS`; without any key every signed route answers 501. */
+  readonly contextKeys: ContextKeys
+  /** Per-caller quota of the signed routes (`HUB_CALLS_PER_MINUTE`), shared by every instance. */
+  readonly requestsPerMinute: number
+  /** Where people reach the hub (`HUB_PUBLIC_URL`): the origin of every link it composes. */
+  readonly publicUrl: string
+}
+
+const noStore = { "cache-control": "no-store" }
+
+/** A signature middleware admitting one caller: a verified caller runs the route as `CurrentServiceCaller`. */
+const signedBy = (config: ServiceDataHttpConfig, caller: KeyedCaller) => {
+  const plane: ContextSignaturePlane = {
+    contextKeys: config.contextKeys,
+    requestsPerMinute: config.requestsPerMinute,
+    budget: `hub.service-data.${caller}`,
+    admits: (id) => id === caller,
+    notConfigured: "The service-data plane is not configured."
+  }
+  return Effect.map(
+    contextSignatureCheck(plane),
+    (check) =>
+      <E, R>(
+        httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+        options: { readonly credential: Parameters<typeof check>[0] }
+      ) =>
+        Effect.flatMap(check(options.credential), (outcome) =>
+          typeof outcome === "string"
+            ? Effect.provideService(httpEffect, CurrentServiceCaller, outcome)
+            : Effect.succeed(outcome)
+        )
+  )
+}
+
+const CrmSignatureLayer = (config: ServiceDataHttpConfig) =>
+  Layer.effect(
+    CrmSignature,
+    Effect.map(signedBy(config, "crm"), (contextSignature) => CrmSignature.of({ contextSignature }))
+  )
+
+const RecapsSignatureLayer = (config: ServiceDataHttpConfig) =>
+  Layer.effect(
+    RecapsSignature,
+    Effect.map(signedBy(config, "meeting-recaps"), (contextSignature) => RecapsSignature.of({ contextSignature }))
+  )
+
+/**
+ * `GET /api/v1/service-data/org-roster`. Fails closed: without the organization directory the route answers
+ * 501, never an empty roster. Never cached.
+ */
+const orgRosterGroup = (config: ServiceDataHttpConfig) =>
+  HttpApiBuilder.group(ServiceDataApi, "orgRoster", (handlers) =>
+    Effect.gen(function* () {
+      const directory = yield* Effect.serviceOption(Directory)
+      return handlers.handle("get", ({ query }) =>
+        Option.match(directory, {
+          onNone: () =>
+            Effect.succeed(
+              errorResponse("NOT_CONFIGURED", {
+                message: "The organization directory is not configured.",
+                headers: noStore
+              })
+            ),
+          onSome: (store) =>
+            loadOrgRoster(query.orgId).pipe(
+              Effect.provideService(Directory, store),
+              Effect.map((roster) => HttpServerResponse.jsonUnsafe({ data: roster }, { headers: noStore })),
+              Effect.catch(hubErrorResponse),
+              Effect.map(HttpServerResponse.setHeaders(noStore))
+            )
+        })
+      )
+    })
+  ).pipe(Layer.provide(CrmSignatureLayer(config)))
+
+/** `GET .../matched-clients` (over `ExpertRoster`) and `POST .../short-link` (over `Shortener`). */
+const recapsDataGroup = (config: ServiceDataHttpConfig) =>
+  HttpApiBuilder.group(ServiceDataApi, "recapsData", (handlers) =>
+    Effect.gen(function* () {
+      const roster = yield* ExpertRoster
+      const shortener = yield* Shortener
+      return handlers
+        .handle("matchedClients", ({ query }) =>
+          matchedClients(query.email).pipe(
+            Effect.provideService(ExpertRoster, roster),
+            Effect.map((clients) => HttpServerResponse.jsonUnsafe({ data: { clients } }, { headers: noStore }))
+          )
+        )
+        .handle("shortLink", ({ payload }) =>
+          makeShortLink(config.publicUrl, payload).pipe(
+            Effect.provideService(Shortener, shortener),
+            Effect.map((link) => ({ data: link }))
+          )
+        )
+    })
+  ).pipe(Layer.provide(RecapsSignatureLayer(config)))
+
+/** `GET /s/{code}`: a redirect to the address the hub's own shortener made the code for. */
+const shortLinkRedirectGroup = HttpApiBuilder.group(ServiceDataApi, "shortLinkRedirect", (handlers) =>
+  Effect.gen(function* () {
+    const store = yield* ShortLinkStore
+    return handlers.handle("follow", ({ params }) =>
+      Effect.map(store.find(params.code), (url) =>
+        url === undefined
+          ? errorResponse("NOT_FOUND", { message: "No such link." })
+          : HttpServerResponse.redirect(url, { status: 302, headers: { "referrer-policy": "no-referrer" } })
+      )
+    )
+  })
+)
+
+/**
+ * The hub's service-data plane (docs/hub.md): each route admits its one named caller, signed with its own
+ * context key. Needs `RateLimits`, `ExpertRoster`, `Shortener` and `ShortLinkStore`; the organization
+ * directory when it is there (the roster answers 501 without it). A new layer per call (layers memoize by
+ * identity).
+ */
+export const ServiceDataHandlers = (config: ServiceDataHttpConfig) =>
+  Layer.mergeAll(orgRosterGroup(config), recapsDataGroup(config), shortLinkRedirectGroup)
