@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
 import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
+import { RecordingGrantAuditSql } from "../../adapters/sql/hub/RecordingGrantAuditSql.ts"
 import { ShortLinkStoreSql } from "../../adapters/sql/hub/ShortLinkStoreSql.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import type { EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
@@ -100,7 +101,7 @@ export const HubUseCases = <Data, E, R>(settings: HubSettings, data: Layer.Layer
 
 /**
  * Every store of the hub over its `hub` schema: directory, services (keys cached), events, sign-in, short
- * links, idempotency.
+ * links, the audit of recording grants, idempotency.
  */
 export const HubDataSql = Layer.mergeAll(
   DirectorySql,
@@ -108,6 +109,7 @@ export const HubDataSql = Layer.mergeAll(
   HubEventStoresSql,
   HubSignInStoresSql,
   ShortLinkStoreSql,
+  RecordingGrantAuditSql,
   IdempotencyStoreSql("hub")
 )
 

@@ -1,40 +1,28 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Result, type Scope } from "effect"
+import { Effect, Layer, Redacted, type Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { ServiceDataApi } from "../../adapters/http/hub/ServiceDataApi.ts"
-import { ServiceDataHandlers } from "../../adapters/http/hub/ServiceDataHandlers.ts"
 import { ExpertRosterHttp } from "../../adapters/http/hub/ExpertRosterHttp.ts"
-import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
-import { ShortLinkStoreMemory } from "../../adapters/memory/hub/ShortLinkStoreMemory.ts"
-import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
-import { sign } from "../../core/auth/Signature.ts"
-import { noContextKeys, parseContextKeys, type ContextKeys } from "../../core/hub/ContextKeys.ts"
+import { noContextKeys } from "../../core/hub/ContextKeys.ts"
 import { Directory } from "../../core/hub/Directory.ts"
-import { ExpertRosterCached, ExpertRosterUnconfigured, type ExpertRoster } from "../../core/hub/ExpertRoster.ts"
-import { ShortenerOff, ShortenerOwn, type Shortener } from "../../core/hub/ShortLinks.ts"
-import { request, serveForTest, type Answer } from "../support/Http.ts"
+import { ExpertRosterCached, ExpertRosterUnconfigured } from "../../core/hub/ExpertRoster.ts"
+import { ShortenerOff } from "../../core/hub/ShortLinks.ts"
+import { request } from "../support/Http.ts"
+import {
+  headersOf,
+  keys,
+  nowMs,
+  nowSeconds,
+  publicUrl,
+  serveServiceData,
+  signedGet,
+  signedPost,
+  type Signed
+} from "../support/ServiceData.ts"
 import { standIn, unreachableUrl, type StandInAnswer } from "../support/StandIn.ts"
 
-const keys: Record<string, string> = {
-  crm: "context-key-of-the-crm-0123",
-  "meeting-recaps": "context-key-of-meeting-recaps",
-  "onboarding-portal": "context-key-of-the-portal-01",
-  tasks: "context-key-of-the-task-inbox"
-}
-const contextKeys = Result.getOrThrow(
-  parseContextKeys(
-    Object.entries(keys)
-      .map(([caller, key]) => `${caller}:${key}`)
-      .join(",")
-  )
-)
-const publicUrl = "https://hub.example.test"
 const rosterKey = "expert-roster-internal-key-0123"
 
-// 2026-03-01T09:00:00Z: every request is signed against the TestClock's now.
-const nowMs = Date.UTC(2026, 2, 1, 9, 0, 0)
-const nowSeconds = nowMs / 1000
 const at = new Date(nowMs - 86_400_000).toISOString()
 
 /** Acme (active) with Ada (owner), Bo (viewer, unverified) and Cy; Old is archived and merged; Gone is deleted. */
@@ -58,89 +46,12 @@ const seed = Effect.gen(function* () {
   yield* directory.addMember({ ...member, orgId: "org-gone", userId: "u-cy", role: "ADMIN" })
 })
 
-interface Upstreams {
-  readonly roster?: Layer.Layer<ExpertRoster> | undefined
-  readonly shortener?: Layer.Layer<Shortener> | undefined
-  /** False: served without an organization directory. */
-  readonly directory?: boolean | undefined
-  readonly contextKeys?: ContextKeys | undefined
-  readonly requestsPerMinute?: number | undefined
-}
-
-/** Serves the service-data plane over memory stores and the upstreams given. */
-const serve = (upstreams: Upstreams = {}) =>
-  Effect.gen(function* () {
-    // The directory of the test when there is one (none is served without it).
-    const directory =
-      upstreams.directory === false ? undefined : Option.getOrUndefined(yield* Effect.serviceOption(Directory))
-    const stores = Layer.mergeAll(ShortLinkStoreMemory, TransactionsMemory)
-    const shortener = upstreams.shortener ?? ShortenerOwn(publicUrl).pipe(Layer.provide(stores))
-    const served = yield* serveForTest(
-      serviceRoutes({
-        api: ServiceDataApi,
-        handlers: ServiceDataHandlers({
-          contextKeys: upstreams.contextKeys ?? contextKeys,
-          requestsPerMinute: upstreams.requestsPerMinute ?? 1000,
-          publicUrl
-        }),
-        errors: { dialect: "hub", maxBodyBytes: 64 * 1024 }
-      }).pipe(
-        Layer.provide(
-          Layer.mergeAll(
-            upstreams.roster ?? ExpertRosterUnconfigured,
-            shortener,
-            stores,
-            directory === undefined ? Layer.empty : Layer.succeed(Directory, directory)
-          )
-        )
-      )
-    )
-    return served
-  })
-
-interface Signed {
-  readonly caller?: string | undefined
-  readonly key?: string | undefined
-  readonly timestamp?: number | undefined
-  /** What the signature covers, when it is not what is sent. */
-  readonly signed?: string | undefined
-}
-
-const headersFor = (payload: string, options: Signed, fallback: string) => {
-  const caller = options.caller ?? fallback
-  const timestamp = options.timestamp ?? nowSeconds
-  return {
-    "x-workspace-service-id": caller,
-    "x-platform-timestamp": String(timestamp),
-    "x-platform-signature": sign({
-      secret: options.key ?? keys[caller] ?? "no-key-for-this-caller",
-      timestamp,
-      payload: options.signed ?? payload
-    })
-  }
-}
-
-/** A signed GET: the signature covers the query string exactly as sent. */
-const get = (baseUrl: string, path: string, query: string, options: Signed & { readonly as: string }) =>
-  request(`${baseUrl}${path}?${query}`, { headers: headersFor(query, options, options.as) })
-
-/** A signed POST: the signature covers the raw body. */
-const post = (baseUrl: string, path: string, body: string, options: Signed & { readonly as: string }) =>
-  request(`${baseUrl}${path}`, {
-    method: "POST",
-    headers: { ...headersFor(body, options, options.as), "content-type": "application/json" },
-    body
-  })
-
 const roster = (baseUrl: string, query: string, options: Signed = {}) =>
-  get(baseUrl, "/api/v1/service-data/org-roster", query, { as: "crm", ...options })
+  signedGet(baseUrl, "/api/v1/service-data/org-roster", query, { as: "crm", ...options })
 const matched = (baseUrl: string, query: string, options: Signed = {}) =>
-  get(baseUrl, "/api/v1/service-data/matched-clients", query, { as: "meeting-recaps", ...options })
+  signedGet(baseUrl, "/api/v1/service-data/matched-clients", query, { as: "meeting-recaps", ...options })
 const shortLink = (baseUrl: string, body: unknown, options: Signed = {}) =>
-  post(baseUrl, "/api/v1/service-data/short-link", JSON.stringify(body), { as: "meeting-recaps", ...options })
-
-/** Every header of an answer but its date, in order: what must be identical between two refusals. */
-const headersOf = (answer: Answer) => [...answer.headers].filter(([name]) => name !== "date")
+  signedPost(baseUrl, "/api/v1/service-data/short-link", JSON.stringify(body), { as: "meeting-recaps", ...options })
 
 const run = <A, E>(effect: Effect.Effect<A, E, Directory | Scope.Scope>) =>
   Effect.provide(
@@ -175,7 +86,7 @@ describe("GET /api/v1/service-data/org-roster", () => {
   it.effect("answers the organization and its members with a verified email, lower-case roles, never cached", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         const answer = yield* roster(baseUrl, "orgId=org-acme")
         assert.strictEqual(answer.status, 200)
         assert.strictEqual(answer.headers.get("cache-control"), "no-store")
@@ -195,7 +106,7 @@ describe("GET /api/v1/service-data/org-roster", () => {
   it.effect("gives statuses by precedence, no members for a deleted organization, 404 and 400 for bad ids", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         const old = yield* roster(baseUrl, "orgId=org-old")
         assert.deepStrictEqual(old.json.data.org, {
           id: "org-old",
@@ -222,10 +133,10 @@ describe("GET /api/v1/service-data/org-roster", () => {
 
   it.effect("fails closed: 501 without context keys, and 501 without an organization directory", () =>
     Effect.gen(function* () {
-      const noKeys = yield* run(serve({ contextKeys: noContextKeys }))
+      const noKeys = yield* run(serveServiceData({ contextKeys: noContextKeys }))
       // Served where no directory exists at all.
       yield* TestClock.setTime(nowMs)
-      const noDirectory = yield* serve({ directory: false })
+      const noDirectory = yield* serveServiceData({ directory: false })
       for (const answer of [
         yield* roster(noKeys.baseUrl, "orgId=org-acme"),
         yield* roster(noDirectory.baseUrl, "orgId=org-acme")
@@ -242,7 +153,7 @@ describe("the signed service-data routes", () => {
   it.effect("answer the same 401 to a bad signature, a re-encoded or reordered query, and any other caller", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         const refusals = [
           yield* roster(baseUrl, "orgId=org-acme", { key: "context-key-of-someone-else" }),
           // The signature covers the raw query string: a re-encoding or another order is not what was signed.
@@ -276,7 +187,7 @@ describe("the signed service-data routes", () => {
   it.effect("answer 501 to every caller when no context key is configured", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve({ contextKeys: noContextKeys })
+        const { baseUrl } = yield* serveServiceData({ contextKeys: noContextKeys })
         for (const answer of [
           yield* matched(baseUrl, "email=eng@experts.test"),
           yield* shortLink(baseUrl, { kind: "recording", slug: "abcdefghijklmnop" }),
@@ -292,7 +203,7 @@ describe("the signed service-data routes", () => {
   it.effect("answer 429 past a caller's quota, counting only verified requests", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve({ requestsPerMinute: 2 })
+        const { baseUrl } = yield* serveServiceData({ requestsPerMinute: 2 })
         for (let i = 0; i < 3; i++) {
           assert.strictEqual((yield* roster(baseUrl, "orgId=org-acme", { key: "forged-key-0123456789" })).status, 401)
         }
@@ -313,7 +224,7 @@ describe("GET /api/v1/service-data/matched-clients", () => {
     run(
       Effect.gen(function* () {
         const upstream = yield* rosterStandIn(() => ({ status: 200, json: rosterAnswer }))
-        const { baseUrl } = yield* serve({ roster: rosterOver(upstream.url) })
+        const { baseUrl } = yield* serveServiceData({ roster: rosterOver(upstream.url) })
         const answer = yield* matched(baseUrl, "email=eng%40experts.test")
         assert.strictEqual(answer.status, 200)
         assert.deepStrictEqual(answer.json, {
@@ -359,7 +270,7 @@ describe("GET /api/v1/service-data/matched-clients", () => {
           wrongKey
         ]
         for (const [index, upstream] of rosters.entries()) {
-          const { baseUrl } = yield* serve({ roster: upstream })
+          const { baseUrl } = yield* serveServiceData({ roster: upstream })
           const answer = yield* matched(baseUrl, "email=eng@experts.test")
           assert.strictEqual(answer.status, 200, String(index))
           assert.deepStrictEqual(answer.json, { data: { clients: [] } }, String(index))
@@ -371,7 +282,7 @@ describe("GET /api/v1/service-data/matched-clients", () => {
   it.effect("answers 400 for a missing or malformed email", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         for (const query of ["", "email=", "email=not-an-address", `email=${"a".repeat(250)}@x.test`]) {
           const answer = yield* matched(baseUrl, query)
           assert.strictEqual(answer.status, 400, query)
@@ -386,7 +297,7 @@ describe("POST /api/v1/service-data/short-link", () => {
   it.effect("answers the hub's own short link, the same for the same address, and the link redirects", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         const slug = "Rec_0123456789-abcdef"
         const answer = yield* shortLink(baseUrl, { kind: "recording", slug })
         assert.strictEqual(answer.status, 200)
@@ -409,7 +320,7 @@ describe("POST /api/v1/service-data/short-link", () => {
   it.effect("never fails for a cosmetic reason: shortening off answers 200 with the long address", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve({ shortener: ShortenerOff })
+        const { baseUrl } = yield* serveServiceData({ shortener: ShortenerOff })
         const answer = yield* shortLink(baseUrl, { kind: "recording", slug: "Rec_0123456789-abcdef" })
         assert.strictEqual(answer.status, 200)
         assert.deepStrictEqual(answer.json, {
@@ -422,7 +333,7 @@ describe("POST /api/v1/service-data/short-link", () => {
   it.effect("answers 400 for a kind outside the set or a slug that is not an address", () =>
     run(
       Effect.gen(function* () {
-        const { baseUrl } = yield* serve()
+        const { baseUrl } = yield* serveServiceData()
         for (const body of [
           { kind: "page", slug: "Rec_0123456789-abcdef" },
           { kind: "recording", slug: "short" },

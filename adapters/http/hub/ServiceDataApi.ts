@@ -10,11 +10,13 @@ import {
 } from "effect/http-api"
 import type { KeyedCaller } from "../../../core/hub/ContextKeys.ts"
 import { OrgStatuses } from "../../../core/hub/Directory.ts"
+import { RecordingActions, RecordingId } from "../../../core/hub/RecordingGrants.ts"
 import { RosterRoles } from "../../../core/hub/OrgRoster.ts"
 import { ShortLinkKinds, shortLinkSlugPattern } from "../../../core/hub/ShortLinks.ts"
 import { Data, Email } from "../../../core/kernel/index.ts"
 import { MaxBodyBytes } from "../BodyLimit.ts"
-import { PlatformSignatureHeaders } from "../ContractHeaders.ts"
+import { IdempotencyKeyOptional, PlatformSignatureHeaders } from "../ContractHeaders.ts"
+import { IdempotencyOptional, IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
 
@@ -30,6 +32,15 @@ export class CrmSignature extends HttpApiMiddleware.Service<CrmSignature, { prov
   "adapters/http/hub/CrmSignature",
   { security }
 ) {}
+
+/**
+ * AUTH-6 over the raw body, admitting only `onboarding-portal`; it also names the scope of the caller's
+ * `Idempotency-Key`s.
+ */
+export class PortalSignature extends HttpApiMiddleware.Service<
+  PortalSignature,
+  { provides: CurrentServiceCaller | IdempotencyScope }
+>()("adapters/http/hub/PortalSignature", { security }) {}
 
 /** AUTH-6 admitting only `meeting-recaps`: a read signs its raw query string, a change its raw body. */
 export class RecapsSignature extends HttpApiMiddleware.Service<RecapsSignature, { provides: CurrentServiceCaller }>()(
@@ -131,6 +142,54 @@ export class RecapsDataGroup extends HttpApiGroup.make("recapsData")
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(OpenApi.annotations({ title: "Meeting recaps data", description: "Signed service-data plane" })) {}
 
+export const RecordingGrantRequest = Schema.Struct({
+  recordingId: RecordingId,
+  email: Address.annotate({ description: "The prospect whose playback access changes" }),
+  grantedByEmail: Address.annotate({ description: "Who asked for the change (kept in the hub's audit)" }),
+  action: Schema.optionalKey(Schema.Literals(RecordingActions).annotate({ description: "Default grant" }))
+}).annotate({ identifier: "RecordingGrantRequest" })
+
+export const RecordingGrantSchema = Schema.Struct({
+  recordingId: Schema.String,
+  email: Schema.String,
+  action: Schema.Literals(RecordingActions)
+}).annotate({ identifier: "RecordingGrant" })
+
+/**
+ * The recordings service refused or could not be reached: 502, and nothing is kept for the request's
+ * `Idempotency-Key`, so the caller's retry with the same key runs again.
+ */
+export const RecordingsUpstreamError = Schema.Struct({
+  error: Schema.Struct({ code: Schema.Literal("UPSTREAM_ERROR"), message: Schema.String })
+})
+  .annotate({ identifier: "RecordingsUpstreamError", description: "The recordings service refused or is unreachable" })
+  .pipe(HttpApiSchema.status(502))
+
+/** `POST /api/v1/service-data/recordings/grant`, for the onboarding portal. */
+export class RecordingGrantGroup extends HttpApiGroup.make("recordingGrant")
+  .add(
+    HttpApiEndpoint.post("grant", "/api/v1/service-data/recordings/grant", {
+      headers: { ...PlatformSignatureHeaders, ...IdempotencyKeyOptional },
+      payload: RecordingGrantRequest,
+      success: Data(RecordingGrantSchema).annotate({ identifier: "RecordingGrantEnvelope" }),
+      error: [RecordingsUpstreamError, E.badRequest, E.unauthorized, E.conflict, E.rateLimited, E.notConfigured]
+    })
+      .middleware(IdempotencyOptional)
+      .annotate(MaxBodyBytes, 4 * 1024)
+      .annotate(
+        OpenApi.Description,
+        signedChange +
+          "Only onboarding-portal may call. Grants (the default) or revokes a prospect's playback access to a " +
+          "recording at the registered meeting-recaps service, and keeps the hub's audit entry. Idempotent " +
+          "for every action: 200 when applied or already so. 502 when the recordings service refuses or " +
+          "cannot be reached (retry; nothing is kept for the Idempotency-Key)."
+      )
+  )
+  .middleware(PortalSignature)
+  .annotate(HttpApi.ParseOptions, reportAllIssues)
+  .annotate(HttpApi.HeadersParseOptions, {})
+  .annotateMerge(OpenApi.annotations({ title: "Recording grants", description: "Signed service-data plane" })) {}
+
 /** `GET /s/{code}`: the hub's own short links, a redirect to the address each code was made for. */
 export class ShortLinkRedirectGroup extends HttpApiGroup.make("shortLinkRedirect")
   .add(
@@ -143,4 +202,8 @@ export class ShortLinkRedirectGroup extends HttpApiGroup.make("shortLinkRedirect
   .annotateMerge(OpenApi.annotations({ title: "Short links", description: "The hub's own link shortener" })) {}
 
 /** The service-data groups in an API of their own with the hub's id: what the handlers are built against. */
-export const ServiceDataApi = HttpApi.make("hub").add(OrgRosterGroup).add(RecapsDataGroup).add(ShortLinkRedirectGroup)
+export const ServiceDataApi = HttpApi.make("hub")
+  .add(OrgRosterGroup)
+  .add(RecapsDataGroup)
+  .add(RecordingGrantGroup)
+  .add(ShortLinkRedirectGroup)

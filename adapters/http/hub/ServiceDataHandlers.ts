@@ -5,10 +5,21 @@ import type { ContextKeys, KeyedCaller } from "../../../core/hub/ContextKeys.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { ExpertRoster, matchedClients } from "../../../core/hub/ExpertRoster.ts"
 import { loadOrgRoster } from "../../../core/hub/OrgRoster.ts"
+import { grantRecordingAccess, RecordingAccess, RecordingGrantAudit } from "../../../core/hub/RecordingGrants.ts"
+import type { Registry } from "../../../core/hub/Registry.ts"
+import type { IdGenerator } from "../../../core/kernel/Ids.ts"
+import type { Transactions } from "../../../core/kernel/Transactions.ts"
 import { makeShortLink, Shortener, ShortLinkStore } from "../../../core/hub/ShortLinks.ts"
 import { errorResponse, hubErrorResponse } from "../ErrorResponse.ts"
+import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
 import { contextSignatureCheck, type ContextSignaturePlane } from "./ContextSignature.ts"
-import { CrmSignature, CurrentServiceCaller, RecapsSignature, ServiceDataApi } from "./ServiceDataApi.ts"
+import {
+  CrmSignature,
+  CurrentServiceCaller,
+  PortalSignature,
+  RecapsSignature,
+  ServiceDataApi
+} from "./ServiceDataApi.ts"
 
 export interface ServiceDataHttpConfig {
   /** The parsed `HUB_CONTEXT_KEYS`; without any key every signed route answers 501. */
@@ -49,6 +60,23 @@ const CrmSignatureLayer = (config: ServiceDataHttpConfig) =>
   Layer.effect(
     CrmSignature,
     Effect.map(signedBy(config, "crm"), (contextSignature) => CrmSignature.of({ contextSignature }))
+  )
+
+const PortalSignatureLayer = (config: ServiceDataHttpConfig) =>
+  Layer.effect(
+    PortalSignature,
+    Effect.map(signedBy(config, "onboarding-portal"), (signed) =>
+      PortalSignature.of({
+        contextSignature: (httpEffect, options) =>
+          signed(
+            Effect.gen(function* () {
+              const caller = yield* CurrentServiceCaller
+              return yield* Effect.provideService(httpEffect, IdempotencyScope, `service:${caller}`)
+            }),
+            options
+          )
+      })
+    )
   )
 
 const RecapsSignatureLayer = (config: ServiceDataHttpConfig) =>
@@ -108,6 +136,32 @@ const recapsDataGroup = (config: ServiceDataHttpConfig) =>
     })
   ).pipe(Layer.provide(RecapsSignatureLayer(config)))
 
+/**
+ * `POST .../recordings/grant` (over `RecordingAccess` and the registry). A 502 is a failure, not an answer:
+ * the unit of work is undone, so nothing is kept for the `Idempotency-Key` and a retry runs again.
+ */
+const recordingGrantGroup = (config: ServiceDataHttpConfig) =>
+  HttpApiBuilder.group(ServiceDataApi, "recordingGrant", (handlers) =>
+    Effect.gen(function* () {
+      const context = yield* Effect.context<
+        Registry | RecordingAccess | RecordingGrantAudit | IdGenerator | Transactions
+      >()
+      return handlers.handle("grant", ({ payload }) =>
+        Effect.gen(function* () {
+          const caller = yield* CurrentServiceCaller
+          return { data: yield* grantRecordingAccess(caller, { ...payload, action: payload.action ?? "grant" }) }
+        }).pipe(
+          Effect.provideContext(context),
+          Effect.catch((error) =>
+            error._tag === "UpstreamError"
+              ? Effect.fail({ error: { code: "UPSTREAM_ERROR" as const, message: error.message } })
+              : hubErrorResponse(error)
+          )
+        )
+      )
+    })
+  ).pipe(Layer.provide(PortalSignatureLayer(config)))
+
 /** `GET /s/{code}`: a redirect to the address the hub's own shortener made the code for. */
 const shortLinkRedirectGroup = HttpApiBuilder.group(ServiceDataApi, "shortLinkRedirect", (handlers) =>
   Effect.gen(function* () {
@@ -124,9 +178,10 @@ const shortLinkRedirectGroup = HttpApiBuilder.group(ServiceDataApi, "shortLinkRe
 
 /**
  * The hub's service-data plane (docs/hub.md): each route admits its one named caller, signed with its own
- * context key. Needs `RateLimits`, `ExpertRoster`, `Shortener` and `ShortLinkStore`; the organization
+ * context key. Needs `RateLimits`, `ExpertRoster`, `Shortener`, `ShortLinkStore`, the registry,
+ * `RecordingAccess`, `RecordingGrantAudit`, ids, units of work and the idempotency middlewares; the organization
  * directory when it is there (the roster answers 501 without it). A new layer per call (layers memoize by
  * identity).
  */
 export const ServiceDataHandlers = (config: ServiceDataHttpConfig) =>
-  Layer.mergeAll(orgRosterGroup(config), recapsDataGroup(config), shortLinkRedirectGroup)
+  Layer.mergeAll(orgRosterGroup(config), recapsDataGroup(config), recordingGrantGroup(config), shortLinkRedirectGroup)
