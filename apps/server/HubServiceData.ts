@@ -1,6 +1,7 @@
 import { Layer, type Redacted } from "effect"
 import { ExpertRosterHttp } from "../../adapters/http/hub/ExpertRosterHttp.ts"
 import { RecordingAccessHttp } from "../../adapters/http/hub/RecordingAccessHttp.ts"
+import { ServiceReadsHttp } from "../../adapters/http/hub/ServiceReadsHttp.ts"
 import { ShortenerHttp } from "../../adapters/http/hub/ShortenerHttp.ts"
 import { ExpertRosterCached, ExpertRosterUnconfigured } from "../../core/hub/ExpertRoster.ts"
 import { ShortenerOwn } from "../../core/hub/ShortLinks.ts"
@@ -16,12 +17,13 @@ export interface HubServiceDataSettings {
 
 /**
  * The upstreams of the hub's service-data plane (docs/hub.md): the expert roster (read at most once a minute
- * per instance), the link shortener and the recordings service's playback access. Needs the hub's
+ * per instance), the link shortener, the recordings service's playback access and the products' reads. Needs the hub's
  * `ShortLinkStore` and `Transactions`.
  */
 export const HubServiceDataUpstreams = (settings: HubServiceDataSettings) =>
   Layer.mergeAll(
     RecordingAccessHttp(),
+    ServiceReadsHttp(),
     settings.expertRoster === undefined
       ? ExpertRosterUnconfigured
       : ExpertRosterCached().pipe(Layer.provide(ExpertRosterHttp(settings.expertRoster))),

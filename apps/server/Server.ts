@@ -312,6 +312,7 @@ export const makeServer = (options: ServerOptions) => {
         adminKey: secrets.HUB_ADMIN_KEY,
         contextKeys: config.hubContextKeys,
         callsPerMinute: config.hubCallsPerMinute,
+        providerProfiles: config.hubProviderProfiles,
         signInWithProvider: hubOpenId.signIn !== undefined,
         signIn: {
           publicUrl: hubPublic,

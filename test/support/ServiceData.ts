@@ -17,6 +17,10 @@ import { RecordingGrantAudit, type RecordingAccess } from "../../core/hub/Record
 import { Registry } from "../../core/hub/Registry.ts"
 import { ShortenerOwn, type Shortener } from "../../core/hub/ShortLinks.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
+import type { ProviderProfiles } from "../../core/hub/ServiceDataProviders.ts"
+import type { ServiceReads } from "../../core/hub/ServiceReads.ts"
+import { ServiceReadsHttp } from "../../adapters/http/hub/ServiceReadsHttp.ts"
 import { request, serveForTest, type Answer } from "./Http.ts"
 
 /** The context keys of the service-data callers in these tests (and of one subject-context caller). */
@@ -35,6 +39,7 @@ export const contextKeys = Result.getOrThrow(
 )
 export const publicUrl = "https://hub.example.test"
 export const secretsKey = "hub-secrets-key-for-service-data-0123"
+export const issuer = "platform-hub-test"
 
 // 2026-03-01T09:00:00Z: every request is signed against the TestClock's now.
 export const nowMs = Date.UTC(2026, 2, 1, 9, 0, 0)
@@ -43,8 +48,8 @@ export const nowSeconds = nowMs / 1000
 export interface Upstreams {
   readonly roster?: Layer.Layer<ExpertRoster> | undefined
   readonly shortener?: Layer.Layer<Shortener> | undefined
-  /** False: served without an organization directory. */
-  readonly directory?: boolean | undefined
+  /** The directory to serve over (the test's own when there is one); false: served without one. */
+  readonly directory?: false | Directory["Service"] | undefined
   readonly contextKeys?: ContextKeys | undefined
   readonly requestsPerMinute?: number | undefined
   /** The registry (the recordings service is looked up in it); an empty one otherwise. */
@@ -53,6 +58,9 @@ export interface Upstreams {
   readonly recordings?: Layer.Layer<RecordingAccess> | undefined
   /** The hub's audit of recording grants; a fresh memory one otherwise. */
   readonly audit?: RecordingGrantAudit["Service"] | undefined
+  /** The products' reads; over HTTP otherwise. */
+  readonly reads?: Layer.Layer<ServiceReads> | undefined
+  readonly providerProfiles?: ProviderProfiles | undefined
 }
 
 /**
@@ -63,7 +71,9 @@ export const serveServiceData = (upstreams: Upstreams = {}) =>
   Effect.gen(function* () {
     // The directory of the test when there is one (none is served without it).
     const directory =
-      upstreams.directory === false ? undefined : Option.getOrUndefined(yield* Effect.serviceOption(Directory))
+      upstreams.directory === false
+        ? undefined
+        : (upstreams.directory ?? Option.getOrUndefined(yield* Effect.serviceOption(Directory)))
     const stores = Layer.mergeAll(ShortLinkStoreMemory, TransactionsMemory, IdempotencyStoreMemory, IdGeneratorUlid)
     const registry =
       upstreams.registry === undefined
@@ -76,7 +86,8 @@ export const serveServiceData = (upstreams: Upstreams = {}) =>
         handlers: ServiceDataHandlers({
           contextKeys: upstreams.contextKeys ?? contextKeys,
           requestsPerMinute: upstreams.requestsPerMinute ?? 1000,
-          publicUrl
+          publicUrl,
+          providerProfiles: upstreams.providerProfiles
         }),
         errors: { dialect: "hub", maxBodyBytes: 64 * 1024 }
       }).pipe(
@@ -90,7 +101,15 @@ export const serveServiceData = (upstreams: Upstreams = {}) =>
             upstreams.audit === undefined
               ? RecordingGrantAuditMemory
               : Layer.succeed(RecordingGrantAudit, upstreams.audit),
-            directory === undefined ? Layer.empty : Layer.succeed(Directory, directory)
+            upstreams.reads ?? ServiceReadsHttp(),
+            directory === undefined
+              ? Layer.empty
+              : Layer.merge(
+                  Layer.succeed(Directory, directory),
+                  IdentityTokens.layer({ issuer }).pipe(
+                    Layer.provide(Layer.merge(registry, Layer.succeed(Directory, directory)))
+                  )
+                )
           )
         ),
         Layer.provideMerge(stores)

@@ -9,7 +9,13 @@ import { MyNotificationsGroup } from "./NotificationsApi.ts"
 import { OrgChannelsGroup } from "./OrgChannelsApi.ts"
 import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
 import { EmailSignInGroup, MeGroup } from "./SignInApi.ts"
-import { OrgRosterGroup, RecapsDataGroup, ShortLinkRedirectGroup } from "./ServiceDataApi.ts"
+import {
+  OrgRosterGroup,
+  ProviderGroup,
+  RecapsDataGroup,
+  RecordingGrantGroup,
+  ShortLinkRedirectGroup
+} from "./ServiceDataApi.ts"
 import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
 import { WorkspaceGroup } from "./WorkspaceApi.ts"
 
@@ -33,6 +39,8 @@ export class HubApi extends HttpApi.make("hub")
   .add(ViewerLinkGroup)
   .add(OrgRosterGroup)
   .add(RecapsDataGroup)
+  .add(RecordingGrantGroup)
+  .add(ProviderGroup)
   .add(ShortLinkRedirectGroup)
   .add(WorkspaceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)

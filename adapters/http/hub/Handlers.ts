@@ -1,6 +1,7 @@
 import { Effect, Layer, type Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ContextKeys } from "../../../core/hub/ContextKeys.ts"
+import type { ProviderProfiles } from "../../../core/hub/ServiceDataProviders.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { HubAdminAuthLayer } from "./AdminAuth.ts"
 import { AdminHandlers } from "./AdminHandlers.ts"
@@ -32,6 +33,8 @@ export interface HubHttpConfig extends UniformConfig {
   readonly callsPerMinute: number
   /** Email sign-in: the hub's public address and the per-address and per-client budgets of links. */
   readonly signIn: EmailSignInHttpConfig
+  /** `HUB_PROVIDER_PROFILES`, parsed; the defaults when unset. */
+  readonly providerProfiles?: ProviderProfiles | undefined
 }
 
 /** Every group of the hub's contract, with its middleware. A new layer per call (layers memoize by identity). */
@@ -53,7 +56,8 @@ export const HubHandlers = (config: HubHttpConfig) =>
     ServiceDataHandlers({
       contextKeys: config.contextKeys,
       requestsPerMinute: config.callsPerMinute,
-      publicUrl: config.signIn.publicUrl
+      publicUrl: config.signIn.publicUrl,
+      providerProfiles: config.providerProfiles
     }),
     WorkspaceHandlers
   ).pipe(

@@ -42,6 +42,12 @@ export class PortalSignature extends HttpApiMiddleware.Service<
   { provides: CurrentServiceCaller | IdempotencyScope }
 >()("adapters/http/hub/PortalSignature", { security }) {}
 
+/** AUTH-6 over the raw query string, admitting the callers given a provider profile. */
+export class ProviderSignature extends HttpApiMiddleware.Service<
+  ProviderSignature,
+  { provides: CurrentServiceCaller }
+>()("adapters/http/hub/ProviderSignature", { security }) {}
+
 /** AUTH-6 admitting only `meeting-recaps`: a read signs its raw query string, a change its raw body. */
 export class RecapsSignature extends HttpApiMiddleware.Service<RecapsSignature, { provides: CurrentServiceCaller }>()(
   "adapters/http/hub/RecapsSignature",
@@ -190,6 +196,57 @@ export class RecordingGrantGroup extends HttpApiGroup.make("recordingGrant")
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(OpenApi.annotations({ title: "Recording grants", description: "Signed service-data plane" })) {}
 
+const SearchResultSchema = Schema.Struct({
+  kind: Schema.Literals(["service", "hit"]),
+  service: Schema.String,
+  title: Schema.String,
+  score: Schema.NullOr(Schema.Number),
+  href: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ServiceDataSearchResult" })
+
+export const ProviderAnswerSchema = Schema.Union([
+  Schema.Struct({
+    provider: Schema.Literal("search"),
+    degraded: Schema.Boolean,
+    results: Schema.Array(SearchResultSchema)
+  }).annotate({ identifier: "ServiceDataSearch" }),
+  Schema.Struct({
+    provider: Schema.Literals(["schema-analysis", "error-monitoring"]),
+    degraded: Schema.Boolean,
+    summary: Schema.Unknown.annotate({ description: "The product's own summary data; null when degraded" })
+  }).annotate({ identifier: "ServiceDataSummary" })
+]).annotate({ identifier: "ServiceDataProviderAnswer" })
+
+/** `GET /api/v1/service-data/{provider}`: the cross-service data plane, per caller's provider profile. */
+export class ProviderGroup extends HttpApiGroup.make("serviceDataProvider")
+  .add(
+    HttpApiEndpoint.get("read", "/api/v1/service-data/:provider", {
+      params: { provider: Schema.String.check(Schema.isMaxLength(64)) },
+      headers: PlatformSignatureHeaders,
+      query: {
+        email: Schema.optionalKey(Address),
+        q: Schema.optionalKey(Schema.String.check(Schema.isBetweenLength(2, 200))),
+        limit: Schema.optionalKey(
+          Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 25 }))
+        )
+      },
+      success: Data(ProviderAnswerSchema).annotate({ identifier: "ServiceDataProviderEnvelope" }),
+      error: [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.rateLimited, E.notConfigured]
+    }).annotate(
+      OpenApi.Description,
+      signedRead +
+        "provider is search, schema-analysis or error-monitoring; the callers with a provider profile may call, " +
+        "each only the providers of its profile (403 otherwise). search needs q (2 to 200 characters) and " +
+        "answers the catalog's live services and, with email, the hits of the products the subject may use; " +
+        "schema-analysis and error-monitoring need email and the subject's entitlement (installed, tier; 403) " +
+        "and answer the product's summary. A product that does not answer gives degraded: true, never a 5xx."
+    )
+  )
+  .middleware(ProviderSignature)
+  .annotate(HttpApi.ParseOptions, reportAllIssues)
+  .annotate(HttpApi.HeadersParseOptions, {})
+  .annotateMerge(OpenApi.annotations({ title: "Service data providers", description: "Signed service-data plane" })) {}
+
 /** `GET /s/{code}`: the hub's own short links, a redirect to the address each code was made for. */
 export class ShortLinkRedirectGroup extends HttpApiGroup.make("shortLinkRedirect")
   .add(
@@ -206,4 +263,5 @@ export const ServiceDataApi = HttpApi.make("hub")
   .add(OrgRosterGroup)
   .add(RecapsDataGroup)
   .add(RecordingGrantGroup)
+  .add(ProviderGroup)
   .add(ShortLinkRedirectGroup)

@@ -9,6 +9,14 @@ import { grantRecordingAccess, RecordingAccess, RecordingGrantAudit } from "../.
 import type { Registry } from "../../../core/hub/Registry.ts"
 import type { IdGenerator } from "../../../core/kernel/Ids.ts"
 import type { Transactions } from "../../../core/kernel/Transactions.ts"
+import type { IdentityTokens } from "../../../core/hub/IdentityTokens.ts"
+import {
+  defaultProviderProfiles,
+  hasProviderProfile,
+  readProvider,
+  type ProviderProfiles
+} from "../../../core/hub/ServiceDataProviders.ts"
+import type { ServiceReads } from "../../../core/hub/ServiceReads.ts"
 import { makeShortLink, Shortener, ShortLinkStore } from "../../../core/hub/ShortLinks.ts"
 import { errorResponse, hubErrorResponse } from "../ErrorResponse.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
@@ -17,6 +25,7 @@ import {
   CrmSignature,
   CurrentServiceCaller,
   PortalSignature,
+  ProviderSignature,
   RecapsSignature,
   ServiceDataApi
 } from "./ServiceDataApi.ts"
@@ -28,17 +37,19 @@ export interface ServiceDataHttpConfig {
   readonly requestsPerMinute: number
   /** Where people reach the hub (`HUB_PUBLIC_URL`): the origin of every link it composes. */
   readonly publicUrl: string
+  /** `HUB_PROVIDER_PROFILES`, parsed: which providers each caller may use (the defaults when unset). */
+  readonly providerProfiles?: ProviderProfiles | undefined
 }
 
 const noStore = { "cache-control": "no-store" }
 
 /** A signature middleware admitting one caller: a verified caller runs the route as `CurrentServiceCaller`. */
-const signedBy = (config: ServiceDataHttpConfig, caller: KeyedCaller) => {
+const signedBy = (config: ServiceDataHttpConfig, family: string, admits: (caller: KeyedCaller) => boolean) => {
   const plane: ContextSignaturePlane = {
     contextKeys: config.contextKeys,
     requestsPerMinute: config.requestsPerMinute,
-    budget: `hub.service-data.${caller}`,
-    admits: (id) => id === caller,
+    budget: `hub.service-data.${family}`,
+    admits,
     notConfigured: "The service-data plane is not configured."
   }
   return Effect.map(
@@ -59,30 +70,49 @@ const signedBy = (config: ServiceDataHttpConfig, caller: KeyedCaller) => {
 const CrmSignatureLayer = (config: ServiceDataHttpConfig) =>
   Layer.effect(
     CrmSignature,
-    Effect.map(signedBy(config, "crm"), (contextSignature) => CrmSignature.of({ contextSignature }))
+    Effect.map(
+      signedBy(config, "crm", (id) => id === "crm"),
+      (contextSignature) => CrmSignature.of({ contextSignature })
+    )
   )
 
 const PortalSignatureLayer = (config: ServiceDataHttpConfig) =>
   Layer.effect(
     PortalSignature,
-    Effect.map(signedBy(config, "onboarding-portal"), (signed) =>
-      PortalSignature.of({
-        contextSignature: (httpEffect, options) =>
-          signed(
-            Effect.gen(function* () {
-              const caller = yield* CurrentServiceCaller
-              return yield* Effect.provideService(httpEffect, IdempotencyScope, `service:${caller}`)
-            }),
-            options
-          )
-      })
+    Effect.map(
+      signedBy(config, "onboarding-portal", (id) => id === "onboarding-portal"),
+      (signed) =>
+        PortalSignature.of({
+          contextSignature: (httpEffect, options) =>
+            signed(
+              Effect.gen(function* () {
+                const caller = yield* CurrentServiceCaller
+                return yield* Effect.provideService(httpEffect, IdempotencyScope, `service:${caller}`)
+              }),
+              options
+            )
+        })
+    )
+  )
+
+const profilesOf = (config: ServiceDataHttpConfig) => config.providerProfiles ?? defaultProviderProfiles
+
+const ProviderSignatureLayer = (config: ServiceDataHttpConfig) =>
+  Layer.effect(
+    ProviderSignature,
+    Effect.map(
+      signedBy(config, "providers", (id) => hasProviderProfile(profilesOf(config), id)),
+      (contextSignature) => ProviderSignature.of({ contextSignature })
     )
   )
 
 const RecapsSignatureLayer = (config: ServiceDataHttpConfig) =>
   Layer.effect(
     RecapsSignature,
-    Effect.map(signedBy(config, "meeting-recaps"), (contextSignature) => RecapsSignature.of({ contextSignature }))
+    Effect.map(
+      signedBy(config, "meeting-recaps", (id) => id === "meeting-recaps"),
+      (contextSignature) => RecapsSignature.of({ contextSignature })
+    )
   )
 
 /**
@@ -162,6 +192,20 @@ const recordingGrantGroup = (config: ServiceDataHttpConfig) =>
     })
   ).pipe(Layer.provide(PortalSignatureLayer(config)))
 
+/** `GET /api/v1/service-data/{provider}` (over the registry, the directory, identity tokens and `ServiceReads`). */
+const providerGroup = (config: ServiceDataHttpConfig) =>
+  HttpApiBuilder.group(ServiceDataApi, "serviceDataProvider", (handlers) =>
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Registry | Directory | IdentityTokens | ServiceReads>()
+      return handlers.handle("read", ({ params, query }) =>
+        Effect.gen(function* () {
+          const caller = yield* CurrentServiceCaller
+          return { data: yield* readProvider(caller, profilesOf(config), params.provider, query) }
+        }).pipe(Effect.provideContext(context), Effect.catch(hubErrorResponse))
+      )
+    })
+  ).pipe(Layer.provide(ProviderSignatureLayer(config)))
+
 /** `GET /s/{code}`: a redirect to the address the hub's own shortener made the code for. */
 const shortLinkRedirectGroup = HttpApiBuilder.group(ServiceDataApi, "shortLinkRedirect", (handlers) =>
   Effect.gen(function* () {
@@ -184,4 +228,10 @@ const shortLinkRedirectGroup = HttpApiBuilder.group(ServiceDataApi, "shortLinkRe
  * identity).
  */
 export const ServiceDataHandlers = (config: ServiceDataHttpConfig) =>
-  Layer.mergeAll(orgRosterGroup(config), recapsDataGroup(config), recordingGrantGroup(config), shortLinkRedirectGroup)
+  Layer.mergeAll(
+    orgRosterGroup(config),
+    recapsDataGroup(config),
+    recordingGrantGroup(config),
+    providerGroup(config),
+    shortLinkRedirectGroup
+  )
