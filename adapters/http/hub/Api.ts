@@ -21,7 +21,7 @@ import { WorkspaceGroup } from "./WorkspaceApi.ts"
 
 /**
  * The hub's contract and the uniform service contract, in one document: event ingest and the
- * catalog, subject context, registry authorization, and the operator plane.
+ * catalog, subject context, the service-data plane, registry authorization, and the operator plane.
  */
 export class HubApi extends HttpApi.make("hub")
   .add(UniformGroup)

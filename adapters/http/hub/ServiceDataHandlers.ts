@@ -43,7 +43,10 @@ export interface ServiceDataHttpConfig {
 
 const noStore = { "cache-control": "no-store" }
 
-/** A signature middleware admitting one caller: a verified caller runs the route as `CurrentServiceCaller`. */
+/**
+ * A signature middleware for one family of routes, admitting the callers `admits` names, each with its own
+ * budget of the family: a verified caller runs the route as `CurrentServiceCaller`.
+ */
 const signedBy = (config: ServiceDataHttpConfig, family: string, admits: (caller: KeyedCaller) => boolean) => {
   const plane: ContextSignaturePlane = {
     contextKeys: config.contextKeys,
