@@ -1,4 +1,5 @@
 import { Layer, type Redacted } from "effect"
+import { GuardedHttpClient } from "../../adapters/http/GuardedHttpClient.ts"
 import { ExpertRosterHttp } from "../../adapters/http/hub/ExpertRosterHttp.ts"
 import { RecordingAccessHttp } from "../../adapters/http/hub/RecordingAccessHttp.ts"
 import { ServiceReadsHttp } from "../../adapters/http/hub/ServiceReadsHttp.ts"
@@ -13,6 +14,8 @@ export interface HubServiceDataSettings {
   readonly expertRoster: { readonly url: string; readonly key: Redacted.Redacted<string> } | undefined
   /** `HUB_SHORTENER_URL`: an external link shortener; unset, the hub shortens with its own `/s/{code}` links. */
   readonly shortenerUrl: string | undefined
+  /** Registered services on loopback addresses may be called (outside production). */
+  readonly allowLoopback: boolean
 }
 
 /**
@@ -22,8 +25,10 @@ export interface HubServiceDataSettings {
  */
 export const HubServiceDataUpstreams = (settings: HubServiceDataSettings) =>
   Layer.mergeAll(
-    RecordingAccessHttp(),
-    ServiceReadsHttp(),
+    // Registered services are called as the workspace calls them: never at a private address in production.
+    Layer.merge(RecordingAccessHttp(), ServiceReadsHttp()).pipe(
+      Layer.provide(GuardedHttpClient({ allowLoopback: settings.allowLoopback }))
+    ),
     settings.expertRoster === undefined
       ? ExpertRosterUnconfigured
       : ExpertRosterCached().pipe(Layer.provide(ExpertRosterHttp(settings.expertRoster))),

@@ -235,7 +235,8 @@ export const makeServer = (options: ServerOptions) => {
       onNone: () => undefined,
       onSome: ([url, key]) => ({ url, key })
     }),
-    shortenerUrl: Option.getOrUndefined(config.hubShortenerUrl)
+    shortenerUrl: Option.getOrUndefined(config.hubShortenerUrl),
+    allowLoopback: !production
   }).pipe(Layer.provideMerge(hubUseCases))
   // Without a key to seal secrets, registering a webhook or a record-store token is refused (fail closed).
   const decisions = DecisionsUseCases(

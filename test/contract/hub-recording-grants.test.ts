@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { GuardedHttpClient } from "../../adapters/http/GuardedHttpClient.ts"
 import { RecordingAccessHttp } from "../../adapters/http/hub/RecordingAccessHttp.ts"
 import { RecordingAccessMemory } from "../../adapters/memory/hub/RecordingAccessMemory.ts"
 import { RecordingGrantAuditMemory } from "../../adapters/memory/hub/RecordingGrantAuditMemory.ts"
@@ -45,10 +46,10 @@ RecordingAccessContract(
         return { status: 200, json: { data: {} } }
       })
       return {
-        access: RecordingAccessHttp(),
+        access: RecordingAccessHttp().pipe(Layer.provide(GuardedHttpClient({ allowLoopback: true }))),
         baseUrl: service.url,
         viewers: (id: string) => [...(viewers.get(id) ?? [])]
       }
     }),
-  RecordingAccessHttp({ timeoutMillis: 2_000 })
+  RecordingAccessHttp({ timeoutMillis: 2_000 }).pipe(Layer.provide(GuardedHttpClient({ allowLoopback: true })))
 )

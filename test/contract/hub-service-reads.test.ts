@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { GuardedHttpClient } from "../../adapters/http/GuardedHttpClient.ts"
 import { ServiceReadsHttp } from "../../adapters/http/hub/ServiceReadsHttp.ts"
 import { ServiceReadsMemory } from "../../adapters/memory/hub/ServiceReadsMemory.ts"
 import { standIn, unreachableUrl } from "../support/StandIn.ts"
@@ -19,7 +20,12 @@ ServiceReadsContract("memory", (data, credentials) =>
 /** Over HTTP against a stand-in product that answers `{data}` to its API key with an identity token. */
 ServiceReadsContract("over HTTP", (data, credentials) =>
   Effect.gen(function* () {
-    if (data === undefined) return { reads: ServiceReadsHttp(), baseUrl: yield* unreachableUrl, seen: () => [] }
+    if (data === undefined)
+      return {
+        reads: ServiceReadsHttp().pipe(Layer.provide(GuardedHttpClient({ allowLoopback: true }))),
+        baseUrl: yield* unreachableUrl,
+        seen: () => []
+      }
     const product = yield* standIn((request) =>
       request.headers["x-workspace-api-key"] === credentials.apiKey &&
       request.headers["x-workspace-token"] === credentials.token
@@ -27,7 +33,7 @@ ServiceReadsContract("over HTTP", (data, credentials) =>
         : { status: 401, json: { error: { code: "UNAUTHORIZED", message: "No." } } }
     )
     return {
-      reads: ServiceReadsHttp(),
+      reads: ServiceReadsHttp().pipe(Layer.provide(GuardedHttpClient({ allowLoopback: true }))),
       baseUrl: product.url,
       seen: () =>
         product.seen

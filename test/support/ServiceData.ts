@@ -1,4 +1,5 @@
 import { Effect, Layer, Option, Result } from "effect"
+import { GuardedHttpClient } from "../../adapters/http/GuardedHttpClient.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { RecordingAccessHttp } from "../../adapters/http/hub/RecordingAccessHttp.ts"
 import { ServiceDataApi } from "../../adapters/http/hub/ServiceDataApi.ts"
@@ -60,6 +61,8 @@ export interface Upstreams {
   readonly audit?: RecordingGrantAudit["Service"] | undefined
   /** The products' reads; over HTTP otherwise. */
   readonly reads?: Layer.Layer<ServiceReads> | undefined
+  /** Loopback services may be called (as outside production); true unless told. */
+  readonly allowLoopback?: boolean | undefined
   readonly providerProfiles?: ProviderProfiles | undefined
 }
 
@@ -79,6 +82,7 @@ export const serveServiceData = (upstreams: Upstreams = {}) =>
       upstreams.registry === undefined
         ? Registry.layer({ secretsKey, allowLoopbackHttp: true }).pipe(Layer.provide(ServiceStoreMemory))
         : Layer.succeed(Registry, upstreams.registry)
+    const guarded = GuardedHttpClient({ allowLoopback: upstreams.allowLoopback ?? true })
     const shortener = upstreams.shortener ?? ShortenerOwn(publicUrl).pipe(Layer.provide(stores))
     const served = yield* serveForTest(
       serviceRoutes({
@@ -97,11 +101,11 @@ export const serveServiceData = (upstreams: Upstreams = {}) =>
             upstreams.roster ?? ExpertRosterUnconfigured,
             shortener,
             registry,
-            upstreams.recordings ?? RecordingAccessHttp(),
+            upstreams.recordings ?? RecordingAccessHttp().pipe(Layer.provide(guarded)),
             upstreams.audit === undefined
               ? RecordingGrantAuditMemory
               : Layer.succeed(RecordingGrantAudit, upstreams.audit),
-            upstreams.reads ?? ServiceReadsHttp(),
+            upstreams.reads ?? ServiceReadsHttp().pipe(Layer.provide(guarded)),
             directory === undefined
               ? Layer.empty
               : Layer.merge(

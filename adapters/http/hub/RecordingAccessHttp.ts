@@ -1,5 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import {
   RecordingAccess,
   RecordingAccessRefused,
@@ -7,11 +7,13 @@ import {
 } from "../../../core/hub/RecordingGrants.ts"
 
 /**
- * The recordings service over HTTP (Effect's HTTP client): `POST {baseUrl}/api/v1/recordings/{recordingId}/access`
+ * The recordings service over HTTP (Effect's HTTP client; the server gives it GuardedHttpClient, as for every call to a registered service): `POST {baseUrl}/api/v1/recordings/{recordingId}/access`
  * with the service's API key in its header and `{email, action}`. A 2xx is applied; any other answer is
  * RecordingAccessRefused; no answer within `timeoutMillis` (default 5 seconds) is RecordingAccessUnreachable.
  */
-export const RecordingAccessHttp = (options: { readonly timeoutMillis?: number } = {}): Layer.Layer<RecordingAccess> =>
+export const RecordingAccessHttp = (
+  options: { readonly timeoutMillis?: number } = {}
+): Layer.Layer<RecordingAccess, never, HttpClient.HttpClient> =>
   Layer.effect(
     RecordingAccess,
     Effect.gen(function* () {
@@ -36,4 +38,4 @@ export const RecordingAccessHttp = (options: { readonly timeoutMillis?: number }
           )
       })
     })
-  ).pipe(Layer.provide(FetchHttpClient.layer))
+  )

@@ -1,15 +1,17 @@
 import { Duration, Effect, Layer, Schema } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { ServiceReadFailed, ServiceReads } from "../../../core/hub/ServiceReads.ts"
 
 const Envelope = Schema.Struct({ data: Schema.Unknown })
 
 /**
- * A registered service's uniform reads over HTTP (Effect's HTTP client): `GET {baseUrl}{path}?{query}` with its
+ * A registered service's uniform reads over HTTP (Effect's HTTP client; the server gives it GuardedHttpClient, as for every call to a registered service): `GET {baseUrl}{path}?{query}` with its
  * API key in its header and the identity token in `X-Workspace-Token`. Anything but a 200 whose body is
  * `{data: ...}` within `timeoutMillis` (default 5 seconds) is ServiceReadFailed.
  */
-export const ServiceReadsHttp = (options: { readonly timeoutMillis?: number } = {}): Layer.Layer<ServiceReads> =>
+export const ServiceReadsHttp = (
+  options: { readonly timeoutMillis?: number } = {}
+): Layer.Layer<ServiceReads, never, HttpClient.HttpClient> =>
   Layer.effect(
     ServiceReads,
     Effect.gen(function* () {
@@ -30,4 +32,4 @@ export const ServiceReadsHttp = (options: { readonly timeoutMillis?: number } = 
           )
       })
     })
-  ).pipe(Layer.provide(FetchHttpClient.layer))
+  )
