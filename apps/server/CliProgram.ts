@@ -138,7 +138,9 @@ const memberAdd = Command.make(
     operatorCall(hub, call("POST", `/api/v1/admin/orgs/${segment(org)}/members`, { email, role }))
 ).pipe(Command.withDescription("Add a user to an organization"))
 
-const serviceId = Flag.String("id").pipe(Flag.withDescription("The service id (lowercase letters and digits)"))
+const serviceId = Flag.String("id").pipe(
+  Flag.withDescription("The service id (lowercase letters and digits, words joined by -)")
+)
 
 const serviceRegister = Command.make(
   "register",

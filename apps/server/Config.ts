@@ -1,6 +1,7 @@
 import { Config, Option, Redacted, Result, Schema } from "effect"
 import { defaultRetrySchedule, parseRetrySchedule } from "../../core/decisions/WebhookDelivery.ts"
 import { parseContextKeys } from "../../core/hub/ContextKeys.ts"
+import { parseProviderProfiles } from "../../core/hub/ServiceDataProviders.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
 
 /** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
@@ -51,6 +52,14 @@ const MachineKeysText = Schema.String.check(
 const ContextKeysText = Schema.String.check(
   Schema.makeFilter((text: string) => {
     const parsed = parseContextKeys(text)
+    return Result.isSuccess(parsed) || parsed.failure
+  })
+)
+
+/** `service-id:provider+provider`, comma-separated (core/hub/ServiceDataProviders.ts). */
+const ProviderProfilesText = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const parsed = parseProviderProfiles(text)
     return Result.isSuccess(parsed) || parsed.failure
   })
 )
@@ -136,6 +145,20 @@ export const ServerConfig = Config.all({
     Config.map((text) => Result.getOrThrow(parseContextKeys(text))),
     Config.withDefault(Result.getOrThrow(parseContextKeys(undefined)))
   ),
+  /**
+   * The expert-sessions roster that `GET /api/v1/service-data/matched-clients` reads (with the secret
+   * HUB_EXPERT_ROSTER_KEY); unset, every engineer has no matched clients.
+   */
+  hubExpertRosterUrl: Config.option(Config.URL("HUB_EXPERT_ROSTER_URL").pipe(Config.map((url) => url.toString()))),
+  /** The roster's internal key: an upstream's secret, so never generated (unset, the roster is not read). */
+  hubExpertRosterKey: Config.option(Config.schema(SecretText, "HUB_EXPERT_ROSTER_KEY").pipe(Config.map(Redacted.make))),
+  /** Which service-data providers each caller may use; unset, the defaults (docs/hub.md). */
+  hubProviderProfiles: Config.schema(ProviderProfilesText, "HUB_PROVIDER_PROFILES").pipe(
+    Config.map((text) => Result.getOrThrow(parseProviderProfiles(text))),
+    Config.withDefault(Result.getOrThrow(parseProviderProfiles(undefined)))
+  ),
+  /** An external link shortener for `POST /api/v1/service-data/short-link`; unset, the hub's own `/s/{code}`. */
+  hubShortenerUrl: Config.option(Config.URL("HUB_SHORTENER_URL").pipe(Config.map((url) => url.toString()))),
   /** Per-service quota of event deliveries, and per-caller quota of the hub's signed routes, a minute. */
   hubEventsPerMinute: Config.Int("HUB_EVENTS_PER_MINUTE").pipe(Config.withDefault(600)),
   hubCallsPerMinute: Config.Int("HUB_CALLS_PER_MINUTE").pipe(Config.withDefault(600)),

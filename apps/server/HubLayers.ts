@@ -2,6 +2,8 @@ import { Layer } from "effect"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
 import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
+import { RecordingGrantAuditSql } from "../../adapters/sql/hub/RecordingGrantAuditSql.ts"
+import { ShortLinkStoreSql } from "../../adapters/sql/hub/ShortLinkStoreSql.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import type { EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
 import { Identity } from "../../core/hub/Identity.ts"
@@ -97,12 +99,17 @@ export const HubUseCases = <Data, E, R>(settings: HubSettings, data: Layer.Layer
     HubSignInLayer({ ...settings.signIn, publicUrl: settings.publicUrl, secretsKey: settings.secretsKey })
   ).pipe(Layer.provideMerge(HubDirectoryUseCases(settings, data)))
 
-/** Every store of the hub over its `hub` schema: directory, services (keys cached), events, sign-in, idempotency. */
+/**
+ * Every store of the hub over its `hub` schema: directory, services (keys cached), events, sign-in, short
+ * links, the audit of recording grants, idempotency.
+ */
 export const HubDataSql = Layer.mergeAll(
   DirectorySql,
   ServiceStoreWithKeyCacheSql,
   HubEventStoresSql,
   HubSignInStoresSql,
+  ShortLinkStoreSql,
+  RecordingGrantAuditSql,
   IdempotencyStoreSql("hub")
 )
 

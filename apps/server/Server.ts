@@ -53,6 +53,7 @@ import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
 import { FirstParty } from "./FirstParty.ts"
 import { HubDataSql, HubUseCases, HubWorkers } from "./HubLayers.ts"
+import { HubServiceDataUpstreams } from "./HubServiceData.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
@@ -190,7 +191,7 @@ export const makeServer = (options: ServerOptions) => {
 
   // The hub over the `hub` schema (HubLayers.ts). Without HUB_SECRETS_KEY the registry fails closed: nothing
   // is registered and signed routes refuse.
-  const hub = HubUseCases(
+  const hubUseCases = HubUseCases(
     {
       secretsKey: reveal(secrets.HUB_SECRETS_KEY),
       allowLoopbackHttp: !production,
@@ -228,6 +229,16 @@ export const makeServer = (options: ServerOptions) => {
       )
     )
   )
+  // The service-data plane's upstreams over the hub (HubServiceData.ts): the expert roster, the shortener.
+  const hub = HubServiceDataUpstreams({
+    publicUrl: hubPublic,
+    expertRoster: Option.match(Option.all([config.hubExpertRosterUrl, config.hubExpertRosterKey]), {
+      onNone: () => undefined,
+      onSome: ([url, key]) => ({ url, key })
+    }),
+    shortenerUrl: Option.getOrUndefined(config.hubShortenerUrl),
+    allowLoopback: !production
+  }).pipe(Layer.provideMerge(hubUseCases))
   // Without a key to seal secrets, registering a webhook or a record-store token is refused (fail closed).
   const decisions = DecisionsUseCases(
     {
@@ -303,6 +314,7 @@ export const makeServer = (options: ServerOptions) => {
         adminKey: secrets.HUB_ADMIN_KEY,
         contextKeys: config.hubContextKeys,
         callsPerMinute: config.hubCallsPerMinute,
+        providerProfiles: config.hubProviderProfiles,
         signInWithProvider: hubOpenId.signIn !== undefined,
         signIn: {
           publicUrl: hubPublic,

@@ -7,6 +7,7 @@ import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
 import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
+import type { ProviderProfiles } from "../../core/hub/ServiceDataProviders.ts"
 import type { EmailSignInHttpConfig } from "../../adapters/http/hub/SignInHandlers.ts"
 import { oidcSignInRoutes, type OidcSignInOptions, type StartHubSession } from "../../adapters/http/hub/OidcSignIn.ts"
 import {
@@ -60,6 +61,8 @@ export interface HubSettings {
   readonly signInWithProvider?: boolean | undefined
   /** Email sign-in: the hub's public address and the budgets of links per address and per client. */
   readonly signIn: EmailSignInHttpConfig
+  /** `HUB_PROVIDER_PROFILES`, parsed: which service-data providers each caller may use. */
+  readonly providerProfiles?: ProviderProfiles | undefined
 }
 
 /** The task inbox's client id at the hub's OpenID provider. */
@@ -128,7 +131,8 @@ export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
       adminKey: hub.adminKey,
       contextKeys: hub.contextKeys,
       callsPerMinute: hub.callsPerMinute,
-      signIn: hub.signIn
+      signIn: hub.signIn,
+      providerProfiles: hub.providerProfiles
     }),
     errors: { dialect: "hub", maxBodyBytes: 64 * kib }
   }).pipe(

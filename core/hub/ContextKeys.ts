@@ -10,10 +10,21 @@ export type ContextCaller = (typeof ContextCallers)[number]
 export const isContextCaller = (value: string): value is ContextCaller =>
   (ContextCallers as ReadonlyArray<string>).includes(value)
 
+/**
+ * Every service id that may hold a context key: the subject-context callers, and the callers of the
+ * service-data plane (`onboarding-portal` asks for recording grants, `crm` reads organization rosters). Each
+ * route admits only its own callers among them; any other id is refused like a bad signature.
+ */
+export const KeyedCallers = [...ContextCallers, "onboarding-portal", "crm"] as const
+export type KeyedCaller = (typeof KeyedCallers)[number]
+
+export const isKeyedCaller = (value: string): value is KeyedCaller =>
+  (KeyedCallers as ReadonlyArray<string>).includes(value)
+
 /** A context key shorter than this is refused: an HMAC key that short is guessable. */
 export const contextKeyMinLength = 16
 
-/** The configured context keys, one per caller. Empty when `HUB_CONTEXT_KEYS` is unset: the plane answers 501. */
+/** The configured context keys, one per caller. Empty when `HUB_CONTEXT_KEYS` is unset: the planes answer 501. */
 export interface ContextKeys {
   readonly configured: boolean
   /** The caller's key, or undefined for a caller without one (or a name that is not a caller at all). */
@@ -43,9 +54,9 @@ export const parseContextKeys = (text: string | undefined): Result.Result<Contex
     const colon = entry.indexOf(":")
     const caller = colon < 0 ? "" : entry.slice(0, colon)
     const key = colon < 0 ? "" : entry.slice(colon + 1)
-    if (!isContextCaller(caller)) {
+    if (!isKeyedCaller(caller)) {
       return Result.fail(
-        `Context key entry ${position} must be <service-id>:<key> with a service id among ${ContextCallers.join(", ")}.`
+        `Context key entry ${position} must be <service-id>:<key> with a service id among ${KeyedCallers.join(", ")}.`
       )
     }
     if (key.length < contextKeyMinLength || /\s/.test(key)) {

@@ -14,16 +14,27 @@ import {
   type StoredService
 } from "./ServiceStore.ts"
 
-/** A slug is 3 to 32 lowercase letters and digits. */
-export const serviceIdPattern = /^[a-z0-9]{3,32}$/
+/**
+ * A service id is 3 to 32 lowercase letters and digits, in words joined by single hyphens (`invoices`,
+ * `meeting-recaps`): the platform's own ids carry hyphens, and any of them can be registered like any other
+ * service. Event types never carry one: the catalog, not the id, decides which types a service emits.
+ */
+export const serviceIdPattern = /^(?=.{3,32}$)[a-z0-9]+(-[a-z0-9]+)*$/
+
+/**
+ * A registered app's slug in `POST /api/v1/registry/{slug}/authorize`: 3 to 32 lowercase letters and digits,
+ * without hyphens (the route's published pattern).
+ */
+export const appSlugPattern = /^[a-z0-9]{3,32}$/
 export const displayNameMax = 80
 
 /**
- * Ids a developer may not register: the platform's own services that the hub names and trusts (the platform contract,
- * "What the service does" 4: `decisions`, `tasks`, `crm`; the others carry a hyphen and cannot match the
- * id pattern anyway), and `hub`, the audience the conformance check relies on being nobody's. Registered by
- * someone else, such an id would take over the first-party producer's event types in the catalog, or a
- * service that the bundled server registers only when it is configured.
+ * Ids a developer may not register: the platform's own services that the bundled server registers or names
+ * itself (`decisions`, `tasks`, `crm`), and `hub`, the audience the conformance check relies on being
+ * nobody's. Registered by someone else, such an id would take over the first-party producer's event types in
+ * the catalog, or a service that the bundled server registers only when it is configured. The platform's
+ * other ids (`meeting-recaps`, `schema-analysis`, ...) are registered through the operator API like any
+ * other service.
  */
 export const reservedServiceIds: ReadonlySet<string> = new Set(["decisions", "tasks", "crm", "hub"])
 
@@ -103,7 +114,7 @@ export const checkEmbedUrl = (text: string, allowLoopbackHttp: boolean): string 
 
 const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
   if (!serviceIdPattern.test(input.id)) {
-    return invalidField("id", "id must be 3 to 32 lowercase letters and digits.")
+    return invalidField("id", "id must be 3 to 32 lowercase letters and digits, words joined by single hyphens.")
   }
   const displayName = input.displayName.trim()
   if (displayName.length === 0 || displayName.length > displayNameMax) {

@@ -277,6 +277,15 @@ describe("hub operator API", () => {
         })
         assert.strictEqual(invalid.status, 400)
         assert.deepStrictEqual(invalid.json.error.details.map(placeOf), [["body", "id"]])
+        for (const id of ["in-voices-", "-invoices", "in--voices", "in_voices", "ab", "x".repeat(33)]) {
+          const refused = yield* api.call("POST", "/api/v1/admin/services", {
+            id,
+            displayName: "X",
+            baseUrl: "https://invoices.example.com"
+          })
+          assert.strictEqual(refused.status, 400, id)
+          assert.deepStrictEqual(refused.json.error.details.map(placeOf), [["body", "id"]], id)
+        }
 
         const one = yield* api.call("GET", "/api/v1/admin/services/invoices")
         const all = yield* api.call("GET", "/api/v1/admin/services")
@@ -324,6 +333,36 @@ describe("hub operator API", () => {
         assert.strictEqual((yield* api.call("POST", "/api/v1/admin/services/nothing/promote")).status, 404)
         assert.strictEqual((yield* api.call("POST", "/api/v1/admin/services/nothing/suspend")).status, 404)
       })
+  )
+
+  it.live("registers every platform service id, hyphens and all, and installs it like any other service", () =>
+    Effect.gen(function* () {
+      const { api } = yield* setUp
+      const ids = [
+        "meeting-recaps",
+        "onboarding-portal",
+        "schema-analysis",
+        "error-monitoring",
+        "voice-to-action",
+        "expert-sessions"
+      ]
+      for (const id of ids) {
+        const registered = yield* api.call("POST", "/api/v1/admin/services", {
+          id,
+          displayName: id,
+          baseUrl: `https://${id}.example.com`
+        })
+        assert.strictEqual(registered.status, 201, id)
+        assert.strictEqual(registered.json.data.service.id, id)
+        assert.strictEqual((yield* api.call("GET", `/api/v1/admin/services/${id}`)).json.data.service.id, id)
+      }
+      const orgId = (yield* api.call("POST", "/api/v1/admin/orgs", { name: "Acme" })).json.data.org.id
+      const installed = yield* api.call("PUT", `/api/v1/admin/orgs/${orgId}/installations/schema-analysis`, {
+        consents: { companyId: true, accessClaims: false, embed: false }
+      })
+      assert.strictEqual(installed.status, 200)
+      assert.strictEqual(installed.json.data.installation.serviceId, "schema-analysis")
+    })
   )
 
   it.live("mints identity tokens that verify for the service's audience only, scoped to the user's organizations", () =>

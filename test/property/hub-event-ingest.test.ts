@@ -310,7 +310,17 @@ describe("event ingest (memory)", () => {
 
   it("only a name shaped like a service id is looked up to verify a signature", () => {
     assert.strictEqual(claimedProducer({ service: "acme" }), "acme")
-    for (const service of ["a\u0000b", "Acme", "schema-analysis ", "x".repeat(64), "", 7]) {
+    assert.strictEqual(claimedProducer({ service: "meeting-recaps" }), "meeting-recaps")
+    for (const service of [
+      "a\u0000b",
+      "meeting--recaps",
+      "-recaps",
+      "Acme",
+      "schema-analysis ",
+      "x".repeat(64),
+      "",
+      7
+    ]) {
       assert.isUndefined(claimedProducer({ service }), String(service))
     }
     assert.isUndefined(claimedProducer(["acme"]))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
-import { ContextCallers, contextKeyMinLength, parseContextKeys } from "../../core/hub/ContextKeys.ts"
+import { ContextCallers, contextKeyMinLength, KeyedCallers, parseContextKeys } from "../../core/hub/ContextKeys.ts"
 
 const key = "k".repeat(contextKeyMinLength)
 
@@ -35,6 +35,13 @@ describe("HUB_CONTEXT_KEYS", () => {
     assert.isUndefined(keys.keyFor("meeting-recaps"))
   })
 
+  it("takes the keys of the service-data callers too (onboarding-portal, crm)", () => {
+    const keys = parsed(`onboarding-portal:${key}-portal,crm:${key}-crm`)
+    assert.strictEqual(keys.keyFor("onboarding-portal"), `${key}-portal`)
+    assert.strictEqual(keys.keyFor("crm"), `${key}-crm`)
+    assert.isUndefined(keys.keyFor("tasks"))
+  })
+
   it("a name outside the caller enum has no key, whatever it is (prototype names included)", () => {
     const keys = parsed(`tasks:${key}`)
     for (const name of ["decisions", "TASKS", "__proto__", "constructor", "toString", ""]) {
@@ -62,13 +69,13 @@ describe("HUB_CONTEXT_KEYS", () => {
 
   it("round-trips any set of well-formed entries", () => {
     const entry = fc.tuple(
-      fc.constantFrom(...ContextCallers),
+      fc.constantFrom(...KeyedCallers),
       fc.stringMatching(new RegExp(`^[A-Za-z0-9_:.-]{${contextKeyMinLength},64}$`))
     )
     fc.assert(
       fc.property(fc.uniqueArray(entry, { selector: ([caller]) => caller, minLength: 1 }), (entries) => {
         const keys = parsed(entries.map(([caller, k]) => `${caller}:${k}`).join(","))
-        for (const caller of ContextCallers) {
+        for (const caller of KeyedCallers) {
           assert.strictEqual(keys.keyFor(caller), entries.find(([c]) => c === caller)?.[1])
         }
       })

@@ -9,12 +9,19 @@ import { MyNotificationsGroup } from "./NotificationsApi.ts"
 import { OrgChannelsGroup } from "./OrgChannelsApi.ts"
 import { RegistryAuthorizeGroup } from "./RegistryApi.ts"
 import { EmailSignInGroup, MeGroup } from "./SignInApi.ts"
+import {
+  OrgRosterGroup,
+  ProviderGroup,
+  RecapsDataGroup,
+  RecordingGrantGroup,
+  ShortLinkRedirectGroup
+} from "./ServiceDataApi.ts"
 import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
 import { WorkspaceGroup } from "./WorkspaceApi.ts"
 
 /**
  * The hub's contract and the uniform service contract, in one document: event ingest and the
- * catalog, subject context, registry authorization, and the operator plane.
+ * catalog, subject context, the service-data plane, registry authorization, and the operator plane.
  */
 export class HubApi extends HttpApi.make("hub")
   .add(UniformGroup)
@@ -30,6 +37,11 @@ export class HubApi extends HttpApi.make("hub")
   .add(MyNotificationsGroup)
   .add(OrgChannelsGroup)
   .add(ViewerLinkGroup)
+  .add(OrgRosterGroup)
+  .add(RecapsDataGroup)
+  .add(RecordingGrantGroup)
+  .add(ProviderGroup)
+  .add(ShortLinkRedirectGroup)
   .add(WorkspaceGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})

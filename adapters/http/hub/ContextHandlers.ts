@@ -1,14 +1,11 @@
-import { Clock, Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { verify } from "../../../core/auth/Signature.ts"
 import { isContextCaller, type ContextKeys } from "../../../core/hub/ContextKeys.ts"
 import { loadSubjectContext } from "../../../core/hub/SubjectContext.ts"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
-import { RateLimits } from "../../../core/kernel/RateLimit.ts"
-import { budgetRefusal } from "../RateLimits.ts"
+import { contextSignatureCheck } from "./ContextSignature.ts"
 import { ContextSignatureAuth, CurrentContextCaller, SubjectContextApi } from "./ContextApi.ts"
 
 export interface ContextAuthConfig {
@@ -18,56 +15,28 @@ export interface ContextAuthConfig {
   readonly requestsPerMinute: number
 }
 
-/** Everything after the first `?`, byte for byte as the caller sent it: exactly what the caller signed. */
-export const rawQueryString = (url: string): string => {
-  const at = url.indexOf("?")
-  return at < 0 ? "" : url.slice(at + 1)
-}
-
-/**
- * AUTH-6. Every refusal (no or bad signature, stale or future timestamp, missing headers, a caller that is
- * not in the enum or has no key) is the same 401, built by the same call, so the bytes give nothing away
- *. The quota is counted only for a verified caller, so nobody can spend
- * another caller's share.
- */
+/** AUTH-6 over the raw query string (adapters/http/hub/ContextSignature.ts); only the subject-context callers. */
 const ContextSignatureAuthLayer = (config: ContextAuthConfig) =>
   Layer.effect(
     ContextSignatureAuth,
-    Effect.gen(function* () {
-      const limits = yield* RateLimits
-      const budget = {
-        name: "hub.context",
-        limit: config.requestsPerMinute,
-        windowMillis: 60_000,
-        whenStoreFails: "local"
-      } as const
-      return ContextSignatureAuth.of({
-        contextSignature: (httpEffect, { credential }) =>
-          Effect.gen(function* () {
-            if (!config.contextKeys.configured) {
-              return errorResponse("NOT_CONFIGURED", { message: "The subject-context plane is not configured." })
-            }
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const caller = request.headers["x-workspace-service-id"] ?? ""
-            const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-            if (
-              !isContextCaller(caller) ||
-              !verify({
-                secret: config.contextKeys.keyFor(caller),
-                timestamp: request.headers["x-platform-timestamp"],
-                signature: Redacted.value(credential),
-                payload: rawQueryString(request.url),
-                nowSeconds
-              })
-            ) {
-              return errorResponse("UNAUTHORIZED")
-            }
-            const refused = yield* budgetRefusal(limits, budget, caller)
-            if (refused !== undefined) return refused
-            return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
-          })
-      })
-    })
+    Effect.map(
+      contextSignatureCheck({
+        contextKeys: config.contextKeys,
+        requestsPerMinute: config.requestsPerMinute,
+        budget: "hub.context",
+        admits: isContextCaller,
+        notConfigured: "The subject-context plane is not configured."
+      }),
+      (check) =>
+        ContextSignatureAuth.of({
+          contextSignature: (httpEffect, { credential }) =>
+            Effect.flatMap(check(credential), (outcome) =>
+              typeof outcome === "string" && isContextCaller(outcome)
+                ? Effect.provideService(httpEffect, CurrentContextCaller, outcome)
+                : Effect.succeed(typeof outcome === "string" ? errorResponse("UNAUTHORIZED") : outcome)
+            )
+        })
+    )
   )
 
 const subjectContextGroup = () =>

@@ -1,6 +1,7 @@
 import { Effect, Layer, type Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ContextKeys } from "../../../core/hub/ContextKeys.ts"
+import type { ProviderProfiles } from "../../../core/hub/ServiceDataProviders.ts"
 import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { HubAdminAuthLayer } from "./AdminAuth.ts"
 import { AdminHandlers } from "./AdminHandlers.ts"
@@ -12,6 +13,7 @@ import { MyNotificationsHandlers } from "./NotificationsHandlers.ts"
 import { OrgChannelsHandlers } from "./OrgChannelsHandlers.ts"
 import { HubPersonAuthLayer } from "./PersonAuth.ts"
 import { RegistryAuthorizeHandlers } from "./RegistryHandlers.ts"
+import { ServiceDataHandlers } from "./ServiceDataHandlers.ts"
 import { EmailSignInHandlers, MeHandlers, ViewerLinkHandlers, type EmailSignInHttpConfig } from "./SignInHandlers.ts"
 import { WorkspaceHandlers } from "./WorkspaceHandlers.ts"
 
@@ -31,6 +33,8 @@ export interface HubHttpConfig extends UniformConfig {
   readonly callsPerMinute: number
   /** Email sign-in: the hub's public address and the per-address and per-client budgets of links. */
   readonly signIn: EmailSignInHttpConfig
+  /** `HUB_PROVIDER_PROFILES`, parsed; the defaults when unset. */
+  readonly providerProfiles?: ProviderProfiles | undefined
 }
 
 /** Every group of the hub's contract, with its middleware. A new layer per call (layers memoize by identity). */
@@ -49,6 +53,12 @@ export const HubHandlers = (config: HubHttpConfig) =>
     MyNotificationsHandlers,
     OrgChannelsHandlers,
     ViewerLinkHandlers({ contextKeys: config.contextKeys, requestsPerMinute: config.callsPerMinute }),
+    ServiceDataHandlers({
+      contextKeys: config.contextKeys,
+      requestsPerMinute: config.callsPerMinute,
+      publicUrl: config.signIn.publicUrl,
+      providerProfiles: config.providerProfiles
+    }),
     WorkspaceHandlers
   ).pipe(
     Layer.provide(

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { serviceIdPattern } from "../../../core/hub/Registry.ts"
+import { appSlugPattern } from "../../../core/hub/Registry.ts"
 import { Data, Limits } from "../../../core/kernel/index.ts"
 import { MaxBodyBytes } from "../BodyLimit.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
@@ -41,7 +41,7 @@ export const RegistryAuthorizationSchema = Schema.Struct({
   asOf: Schema.String
 }).annotate({ identifier: "RegistryAuthorization" })
 
-export const Slug = Schema.String.check(Schema.isPattern(serviceIdPattern))
+export const Slug = Schema.String.check(Schema.isPattern(appSlugPattern))
 
 /** A registered app's backend rechecks a user's access. */
 export class RegistryAuthorizeGroup extends HttpApiGroup.make("registryAuthorize")

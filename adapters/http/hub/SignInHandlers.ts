@@ -1,7 +1,6 @@
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { verify } from "../../../core/auth/Signature.ts"
 import type { ContextKeys } from "../../../core/hub/ContextKeys.ts"
 import { Directory, orgStatus } from "../../../core/hub/Directory.ts"
 import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
@@ -18,7 +17,6 @@ import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { isRootRelativePath } from "../../../core/kernel/RootRelativePath.ts"
 import { hubErrorResponse, errorResponse } from "../ErrorResponse.ts"
 import { RateLimits } from "../../../core/kernel/RateLimit.ts"
-import { budgetRefusal } from "../RateLimits.ts"
 import { CurrentContextCaller } from "./ContextApi.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
 import { cookieSecure } from "../OidcRelyingParty.ts"
@@ -26,6 +24,7 @@ import { hubSessionCookie, withoutSessionCookie, withSessionCookie } from "./Per
 import { confirmationHeaders, confirmSignInPage } from "./SignInPages.ts"
 import { SignInApi } from "./SignInApi.ts"
 import { ServiceDataChangeAuth } from "./ViewerLinkApi.ts"
+import { contextSignatureCheck } from "./ContextSignature.ts"
 
 export interface EmailSignInHttpConfig {
   /** Where people's browsers reach the hub (HUB_PUBLIC_URL). */
@@ -246,52 +245,28 @@ export interface ViewerLinkHttpConfig {
   readonly requestsPerMinute: number
 }
 
-/** Only the meeting-recaps service may ask for viewer links. */
-const viewerLinkCaller = "meeting-recaps"
-
+/** Only the meeting-recaps service may ask for viewer links; it signs the raw body (ContextSignature.ts). */
 const ServiceDataChangeAuthLayer = (config: ViewerLinkHttpConfig) =>
   Layer.effect(
     ServiceDataChangeAuth,
-    Effect.gen(function* () {
-      const limits = yield* RateLimits
-      const budget = {
-        name: "hub.viewer-link",
-        limit: config.requestsPerMinute,
-        windowMillis: 60_000,
-        whenStoreFails: "local"
-      } as const
-      return ServiceDataChangeAuth.of({
-        contextSignature: (httpEffect, { credential }) =>
-          Effect.gen(function* () {
-            if (!config.contextKeys.configured) {
-              return errorResponse("NOT_CONFIGURED", { message: "The service-data plane is not configured." })
-            }
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const caller = request.headers["x-workspace-service-id"] ?? ""
-            const body = yield* request.arrayBuffer.pipe(
-              Effect.map((buffer) => new Uint8Array(buffer)),
-              Effect.orElseSucceed(() => undefined)
+    Effect.map(
+      contextSignatureCheck({
+        contextKeys: config.contextKeys,
+        requestsPerMinute: config.requestsPerMinute,
+        budget: "hub.viewer-link",
+        admits: (caller) => caller === "meeting-recaps",
+        notConfigured: "The service-data plane is not configured."
+      }),
+      (check) =>
+        ServiceDataChangeAuth.of({
+          contextSignature: (httpEffect, { credential }) =>
+            Effect.flatMap(check(credential), (outcome) =>
+              outcome === "meeting-recaps"
+                ? Effect.provideService(httpEffect, CurrentContextCaller, outcome)
+                : Effect.succeed(typeof outcome === "string" ? errorResponse("UNAUTHORIZED") : outcome)
             )
-            const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-            if (
-              caller !== viewerLinkCaller ||
-              body === undefined ||
-              !verify({
-                secret: config.contextKeys.keyFor(caller),
-                timestamp: request.headers["x-platform-timestamp"],
-                signature: Redacted.value(credential),
-                payload: body,
-                nowSeconds
-              })
-            ) {
-              return errorResponse("UNAUTHORIZED")
-            }
-            const refused = yield* budgetRefusal(limits, budget, caller)
-            if (refused !== undefined) return refused
-            return yield* Effect.provideService(httpEffect, CurrentContextCaller, caller)
-          })
-      })
-    })
+        })
+    )
   )
 
 /** `POST /api/v1/service-data/viewer-link` with its signature middleware. Needs ViewerLinks. */

@@ -10,12 +10,15 @@ import { deliveriesMigration } from "./0008_deliveries.ts"
 import { catalogPatternsMigration } from "./0010_catalog_patterns.ts"
 import { orgChatWebhooksMigration } from "./0011_org_chat_webhooks.ts"
 import { signInRequestsMigration } from "./0012_sign_in_requests.ts"
+import { shortLinksMigration } from "./0014_short_links.ts"
+import { recordingGrantsMigration } from "./0015_recording_grants.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
  * installations, flags, preferences), the service registry, accepted events and the event catalog, the
- * notification feed, each channel's deliveries, push subscriptions and organizations' chat webhooks, sessions, sign-in links and the
- * requests for them, the mail outbox and the artifacts of the hub's OpenID provider.
+ * notification feed, each channel's deliveries, push subscriptions and organizations' chat webhooks, sessions, sign-in links and
+ * the requests for them, the mail outbox, the artifacts of the hub's OpenID provider, the hub's own short links and its audit
+ * of recording access changes.
  */
 export const hubMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("hub", 1),
@@ -28,5 +31,7 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   deliveriesMigration,
   catalogPatternsMigration,
   orgChatWebhooksMigration,
-  signInRequestsMigration
+  signInRequestsMigration,
+  shortLinksMigration,
+  recordingGrantsMigration
 ]
