@@ -277,6 +277,7 @@ export const makeServer = (options: ServerOptions) => {
         FirstParty({
           decisionsBaseUrl: urls.decisions,
           tasksBaseUrl: urls.tasks,
+          tasksAppUrl: tasksPublicUrl(config, ports.tasks),
           decisionsApiKey: secrets.DECISIONS_API_KEY,
           decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
           decisionsSigningKey: secrets.DECISIONS_SIGNING_KEY,

@@ -206,8 +206,8 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
         )
       )
     ),
-    // The task inbox's own web app, at `/`.
-    Layer.merge(webApp(settings, "tasks"))
+    // The task inbox's own web app, at `/`; it links back to the hub's workspace (and its settings).
+    Layer.merge(webApp(settings, "tasks", { "hitl-workspace-url": `${web.hubIssuer.replace(/\/+$/, "")}/` }))
   )
 
 /** The task inbox answers a reused Idempotency-Key as its other conflicts: 409 with `{error}`. */

@@ -13,6 +13,7 @@ import {
 } from "../support/Chromium.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { until } from "../support/Until.ts"
 
 /**
  * The task inbox's web app in Chromium against the bundled server (embedded database, loaded with the demo
@@ -30,6 +31,8 @@ let page: Page
 let tasks: string
 let hub: string
 let aliceKey: string
+let demoOrgId: string
+const adminKey = "hub-admin-key-for-the-task-inbox-test"
 let cspViolations: Array<string>
 let pageErrors: Array<string>
 /** Every change the app sent to the API, in order: method, path and its Idempotency-Key. */
@@ -67,11 +70,13 @@ beforeAll(async () => {
   // meetings, tasks in every list and open proposals.
   const seeded = await run(["apps/server/seed.ts"], { DATA_DIR: dataDir, TASKS_PUBLIC_URL: tasks })
   aliceKey = /alice@demo\.example\.com\s+(\S+)/.exec(seeded)![1]!
+  demoOrgId = /\(organization (\S+)\)/.exec(seeded)![1]!
   smtp = await startSmtpServer()
   server = await startServer({
     DATA_DIR: dataDir,
     TASKS_PORT: String(port),
     TASKS_PUBLIC_URL: tasks,
+    HUB_ADMIN_KEY: adminKey,
     SMTP_URL: smtp.url,
     SMTP_FROM: "Hub <hub@demo.example.com>",
     HUB_WORKER_POLL_MS: "100"
@@ -137,6 +142,44 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
     await page.getByRole("list", { name: "Untriaged tasks" }).waitFor()
     assert.strictEqual(new URL(page.url()).pathname, "/")
     await checkPage("inbox")
+  }, 60_000)
+
+  it("is reached from the workspace's navigation and its card, and leads back to the workspace", async () => {
+    // The demo organization installs the task inbox (the seed ran before the server had registered it).
+    const admin = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
+    await until("the task inbox to go live", async () => {
+      const answer = await fetch(`${hub}/api/v1/admin/services/tasks`, { headers: admin })
+      return answer.ok &&
+        ((await answer.json()) as { data: { service: { status: string } } }).data.service.status === "live"
+        ? true
+        : undefined
+    })
+    const installed = await fetch(`${hub}/api/v1/admin/orgs/${demoOrgId}/installations/tasks`, {
+      method: "PUT",
+      headers: admin,
+      body: JSON.stringify({ consents: { companyId: true, accessClaims: false, embed: false } })
+    })
+    assert.isBelow(installed.status, 300, await installed.text())
+
+    // Signed in at the hub above: the workspace lists the task inbox, its entries leading to the app itself.
+    await page.goto(`${hub}/`)
+    await page.getByRole("heading", { name: "Welcome, Alice" }).waitFor()
+    const entry = page.getByRole("navigation", { name: "Apps" }).getByRole("link", { name: "Task inbox" })
+    assert.strictEqual(await entry.getAttribute("href"), `${tasks}/`)
+    const card = page.getByRole("heading", { level: 3, name: "Task inbox" }).getByRole("link")
+    assert.strictEqual(await card.getAttribute("href"), `${tasks}/`)
+    // The app's address in the workspace says where the app is rather than "No such app.".
+    await page.goto(`${hub}/apps/tasks`)
+    await heading("Task inbox").waitFor()
+    assert.strictEqual(await page.getByText("No such app.").count(), 0)
+    assert.deepStrictEqual(await seriousViolations(page), [], `accessibility of ${page.url()}`)
+    await page.getByRole("link", { name: "Open Task inbox" }).click()
+    await page.getByRole("list", { name: "Untriaged tasks" }).waitFor()
+    assert.strictEqual(page.url(), `${tasks}/`)
+    // The task inbox's header leads back to the workspace.
+    await page.getByRole("link", { name: "Workspace", exact: true }).click()
+    await page.getByRole("heading", { name: "Welcome, Alice" }).waitFor()
+    assert.strictEqual(page.url(), `${hub}/`)
   }, 60_000)
 
   it("opens a task from its short link and accepts it into a project with the Accept button", async () => {

@@ -69,4 +69,19 @@ describe("first-party registration at start", () => {
       assert.strictEqual((yield* registry.find("tasks")).status, "suspended")
     }).pipe(Effect.provide(registryLayer))
   )
+
+  it.effect("registers the task inbox with its web app's address, so the workspace can link to it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry
+      yield* start(registry, { ...settings, tasksAppUrl: "http://127.0.0.1:4002" })
+      const tasks = yield* registry.find("tasks")
+      assert.strictEqual(tasks.appUrl, "http://127.0.0.1:4002/")
+      assert.isUndefined((yield* registry.find("decisions")).appUrl)
+
+      yield* start(registry, { ...settings, tasksAppUrl: "http://127.0.0.1:4002/" })
+      assert.strictEqual((yield* registry.find("tasks")).version, tasks.version, "the same address writes nothing")
+      yield* start(registry, { ...settings, tasksAppUrl: "https://tasks.example.com" })
+      assert.strictEqual((yield* registry.find("tasks")).appUrl, "https://tasks.example.com/")
+    }).pipe(Effect.provide(registryLayer))
+  )
 })
