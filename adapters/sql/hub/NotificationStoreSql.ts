@@ -1,6 +1,6 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { NotificationStore, type Notification } from "../../../core/hub/NotificationStore.ts"
+import { NotificationStore, type Notification, type Settlement } from "../../../core/hub/NotificationStore.ts"
 
 export const NotificationRow = Schema.Struct({
   id: Schema.String,
@@ -65,6 +65,30 @@ export const fileIfAbsent = (sql: SqlClient.SqlClient, list: ReadonlyArray<Notif
       service text, event_id text, type text, title text, body text, url text, category text,
       created_at timestamptz, read_at timestamptz)
     ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
+}
+
+/**
+ * The statement that applies `settlements` to the notifications filed before it (every user's), answering the
+ * ids it changed: found by service and link (0012_notifications_by_link.ts), narrowed to the categories named.
+ * Also a part of the processor's one-statement filing (NotificationFilingSql.ts), where it does not see the
+ * notifications that same statement files: the processor files those settled already.
+ */
+export const settleFiled = (sql: SqlClient.SqlClient, settlements: ReadonlyArray<Settlement>) => {
+  const rows = settlements.map((s) => ({
+    service: s.service,
+    url: s.url,
+    categories: s.categories,
+    body: s.body,
+    at: s.atIso
+  }))
+  return sql<{ readonly id: string }>`
+    UPDATE hub.notifications AS n
+    SET read_at = coalesce(n.read_at, s.at), body = coalesce(s.body, n.body)
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(service text, url text, categories jsonb,
+      body text, at timestamptz)
+    WHERE n.service = s.service AND n.url = s.url
+      AND (jsonb_array_length(s.categories) = 0 OR n.category IN (SELECT jsonb_array_elements_text(s.categories)))
+    RETURNING n.id`
 }
 
 /**
@@ -169,7 +193,14 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
           WHERE user_id = ${userId} AND read_at IS NULL RETURNING id`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
-        )
+        ),
+      settle: (settlements) =>
+        settlements.length === 0
+          ? Effect.succeed(0)
+          : settleFiled(sql, settlements).pipe(
+              Effect.map((rows) => rows.length),
+              Effect.orDie
+            )
     })
   })
 )

@@ -9,6 +9,7 @@ import { oidcArtifactsTable } from "./0007_oidc_artifacts.ts"
 import { deliveriesMigration } from "./0008_deliveries.ts"
 import { catalogPatternsMigration } from "./0010_catalog_patterns.ts"
 import { orgChatWebhooksMigration } from "./0011_org_chat_webhooks.ts"
+import { notificationsByLinkMigration } from "./0012_notifications_by_link.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
@@ -26,5 +27,6 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   oidcArtifactsTable,
   deliveriesMigration,
   catalogPatternsMigration,
-  orgChatWebhooksMigration
+  orgChatWebhooksMigration,
+  notificationsByLinkMigration
 ]

@@ -1,0 +1,16 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Migration } from "../Migrator.ts"
+
+/**
+ * A producer settles its notifications by what they lead to (NotificationStore `settle`: a decision answered
+ * settles every notification about it, whoever it was filed for): found by service and link, not by a scan.
+ */
+export const notificationsByLinkMigration: Migration = {
+  id: 12,
+  name: "notifications_by_link",
+  up: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE INDEX notifications_by_link ON hub.notifications (service, url) WHERE url IS NOT NULL`
+  })
+}
