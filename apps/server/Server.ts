@@ -246,7 +246,7 @@ export const makeServer = (options: ServerOptions) => {
   const hubInProcess = Option.isNone(config.hubUrl)
     ? (signingKey: Redacted.Redacted<string>) => HubEventPublisherInProcess({ signingKey }).pipe(Layer.provide(hub))
     : undefined
-  const decisionsListener = listen(decisionsRoutes(settings), {
+  const decisionsListener = listen(decisionsRoutes({ ...settings, workspaceUrl: hubPublic }), {
     ...at(ports.decisions),
     service: "decisions",
     dialect: "decisions"
