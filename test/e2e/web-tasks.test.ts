@@ -201,6 +201,10 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
     await checkPage("task-accept")
     await page.getByRole("button", { name: "Accept task" }).click()
     await page.getByText("Accepted: the task is on your board.").waitFor()
+    // Accepted, it is no longer offered Accept, Reject or Needs info: only what still applies.
+    const triage = page.getByRole("region", { name: "Triage" })
+    await triage.getByRole("button", { name: "Delegate", exact: true }).waitFor()
+    assert.deepStrictEqual(await triage.getByRole("button").allTextContents(), ["Archive", "Delegate"])
 
     const after = (await asAlice("GET", `/api/tasks/${task.id}`)).json.task
     assert.strictEqual(after.triageStatus, "Accepted")
@@ -299,7 +303,7 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
   it("generates an API key in the settings (shown once) that works with X-API-Key, and revokes it", async () => {
     await nav("Settings").click()
     await heading("Settings").waitFor()
-    await page.getByLabel("Channel").waitFor()
+    await page.getByRole("heading", { name: "Notifications" }).waitFor()
     await checkPage("settings")
     await page.getByRole("link", { name: "API keys" }).click()
     await page.getByLabel("Key name").fill("browser test script")
@@ -326,12 +330,19 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
   it("saves preferences: hiding Sent takes it out of the navigation", async () => {
     await page.getByRole("link", { name: "Preferences" }).click()
     await page.getByLabel("Show “Sent” in the navigation").uncheck()
-    await page.getByLabel("Frequency").selectOption("daily")
+    // Notifications are the workspace's settings, the only ones: no second email preference here, a link there.
+    assert.strictEqual(await page.getByLabel("Frequency").count(), 0)
+    assert.strictEqual(await page.getByLabel("Channel").count(), 0)
+    const workspaceSettings = page.getByRole("link", { name: "Open your notification settings" })
+    assert.strictEqual(await workspaceSettings.getAttribute("href"), `${hub}/settings`)
     await page.getByRole("button", { name: "Save preferences" }).click()
     await page.getByText("Preferences saved.").waitFor()
     await nav("Sent").waitFor({ state: "detached" })
     const settings = (await asAlice("GET", "/api/settings")).json.settings
-    assert.deepStrictEqual(settings, { showSentNav: false, notifications: { channel: "email", frequency: "daily" } })
+    assert.deepStrictEqual(settings, {
+      showSentNav: false,
+      notifications: { channel: "email", frequency: "immediate" }
+    })
     await page.getByLabel("Show “Sent” in the navigation").check()
     await page.getByRole("button", { name: "Save preferences" }).click()
     await nav("Sent").waitFor()

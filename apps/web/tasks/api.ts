@@ -125,8 +125,6 @@ export const priorities = [
   "P3: Low Priority",
   "P4: Lowest Priority"
 ] as const
-export const channels = ["email", "slack", "none"] as const
-export const frequencies = ["immediate", "daily", "weekly"] as const
 
 /** Sends a request with the session cookie; answers the parsed JSON body, or throws an ApiError. */
 export const call = request
