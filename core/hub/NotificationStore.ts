@@ -50,6 +50,9 @@ export interface Settlement {
   readonly atIso: string
 }
 
+/** Why a settled notification's pending deliveries are cancelled: there is nothing to tell any more. */
+export const settledReason = "settled: what it asked for is done"
+
 /** Whether a settlement applies to a notification. */
 export const settles = (settlement: Settlement, n: Pick<Notification, "service" | "url" | "category">): boolean =>
   n.service === settlement.service &&
@@ -91,7 +94,11 @@ export class NotificationStore extends Context.Service<
     readonly markRead: (userId: string, id: string, atIso: string) => Effect.Effect<Notification | undefined>
     /** Marks every unread notification of the user read; answers how many. */
     readonly markAllRead: (userId: string, atIso: string) => Effect.Effect<number>
-    /** Applies each settlement to the notifications filed so far, every user's; answers how many it changed. */
+    /**
+     * Applies each settlement to the notifications filed so far, every user's, and cancels their deliveries
+     * still pending (`settledReason`): nobody is emailed or pushed about what is done. Answers how many
+     * notifications it changed.
+     */
     readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<number>
   }
 >()("core/hub/NotificationStore") {}

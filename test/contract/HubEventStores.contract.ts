@@ -429,8 +429,20 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
             const elsewhere = notificationOf(ada, { service, url: `${url}0`, category: "ask" })
             const otherService = notificationOf(ada, { service: freshService(), url, category: "ask" })
             for (const n of [asks, read, other, elsewhere, otherService]) yield* store.file(n)
+            // Ada's email waits for her digest; so does one for Bob's notification of another category.
+            const deliveries = yield* DeliveryStore
+            yield* deliveries.enqueue([deliveryOf(asks, { nextAttemptAt: at(2090) }), deliveryOf(other)])
             const settlement = { service, url, categories: ["ask"], body: "Answered: Yes.", atIso: at(2041) }
             assert.strictEqual(yield* store.settle([settlement]), 2)
+            // Nobody is emailed about what is done; what was not settled is still on its way.
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(ada, 10)).map((d) => [d.notificationId, d.status]),
+              [[asks.id, "cancelled"]]
+            )
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(bob, 10)).map((d) => [d.notificationId, d.status]),
+              [[other.id, "pending"]]
+            )
             assert.deepStrictEqual(yield* store.feed(ada, 10), [
               ...[{ ...asks, body: "Answered: Yes.", readAt: at(2041) }, elsewhere, otherService].sort((x, y) =>
                 x.id < y.id ? 1 : -1

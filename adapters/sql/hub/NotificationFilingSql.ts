@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { deliveryId } from "../../../core/hub/Deliveries.ts"
 import { NotificationFiling } from "../../../core/hub/NotificationFiling.ts"
 import { finishEvents } from "./EventStoreSql.ts"
-import { fileIfAbsent, settleFiled } from "./NotificationStoreSql.ts"
+import { cancelSettled, fileIfAbsent, settleFiled } from "./NotificationStoreSql.ts"
 
 /**
  * The NotificationFiling port over `hub.notifications`, `hub.deliveries` and `hub.events` in ONE statement,
@@ -47,8 +47,8 @@ export const NotificationFilingSql: Layer.Layer<NotificationFiling, never, SqlCl
             ORDER BY d.id, d.ord
             ON CONFLICT (id) DO NOTHING
           ), e AS (${finishEvents(sql, batch.finished, "processed", batch.atIso)}), s AS (${
-            settlements.length === 0 ? sql`SELECT 1` : settleFiled(sql, settlements)
-          })
+            settlements.length === 0 ? sql`SELECT NULL::text AS id WHERE FALSE` : settleFiled(sql, settlements)
+          }), c AS (${cancelSettled(sql, "s")})
           SELECT id FROM n`.pipe(
           Effect.map((rows) => {
             const filed = new Set(rows.map((row) => row.id))
