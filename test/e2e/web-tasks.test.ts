@@ -180,6 +180,17 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
     await page.getByRole("link", { name: "Workspace", exact: true }).click()
     await page.getByRole("heading", { name: "Welcome, Alice" }).waitFor()
     assert.strictEqual(page.url(), `${hub}/`)
+
+    // Someone signed in at the hub only: from the workspace's entry, one click on Sign in and no typing.
+    const hubOnly = await browser.newContext({ viewport: phoneViewport })
+    await hubOnly.addCookies((await page.context().cookies(hub)).filter((c) => c.name === "hub_session"))
+    const fresh = await hubOnly.newPage()
+    await fresh.goto(`${hub}/`)
+    await fresh.getByRole("navigation", { name: "Apps" }).getByRole("link", { name: "Task inbox" }).click()
+    await fresh.getByRole("link", { name: "Sign in" }).click()
+    await fresh.getByRole("list", { name: "Untriaged tasks" }).waitFor()
+    assert.strictEqual(fresh.url(), `${tasks}/`)
+    await hubOnly.close()
   }, 60_000)
 
   it("opens a task from its short link and accepts it into a project with the Accept button", async () => {
