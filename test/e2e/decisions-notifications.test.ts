@@ -68,6 +68,11 @@ describe.each(databases)("decisions notify through the hub ($name)", ({ url: ser
     })
     assert.strictEqual(created.status, 201)
     const id = created.json.data.decision.id as string
+    // The bundled server gives the caller the page's address at the hub, to hand a person.
+    assert.strictEqual(
+      created.json.data.decision.url,
+      `http://127.0.0.1:${server.ports.hub}/apps/decisions/decision-${id}`
+    )
 
     for (const email of ["ann@acme.test", "bob@acme.test"]) {
       const [item] = await until(`${email} told of the decision`, async () => {
