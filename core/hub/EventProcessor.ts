@@ -128,13 +128,13 @@ export const deliveriesFor = (
  * (the event is claimed again after the lease). The events this instance's ingest handed over (EventHandOver)
  * were stored claimed: they come first, with no claim of their own. A `<service>.notification.settled` type
  * settles the service's notifications leading to its `url` (`settlementOf`) in the same unit as the rest of
- * its batch. Any other notification type is filed into the subject's feed once per event, and in the same unit of work its deliveries are queued for the person's
- * channels (DeliveryStore) and the event is finished (NotificationFiling, when the server provides one; else
- * the stores' writes in one transaction): an event processed again after a crash finds its notification filed
- * and queues nothing more. A claimed batch is one unit of work (a few statements whatever its size); when it
- * fails, each of its events is tried alone, so that one bad event fails alone. The channels' workers send the
- * deliveries (NotificationDeliveries), woken (DeliveryWakeup, when provided) once a unit that queued a
- * delivery due at once has committed.
+ * its batch. Any other notification type is filed into the subject's feed once per event, and in the same
+ * unit of work its deliveries are queued for the person's channels (DeliveryStore) and the event is finished
+ * (NotificationFiling, when the server provides one; else the stores' writes in one transaction): an event
+ * processed again after a crash finds its notification filed and queues nothing more. A claimed batch is one
+ * unit of work (a few statements whatever its size); when it fails, each of its events is tried alone, so that
+ * one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries), woken
+ * (DeliveryWakeup, when provided) once a unit that queued a delivery due at once has committed.
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,

@@ -47,9 +47,9 @@ export const fileWithStores =
 
 /**
  * The event processor's writes for a batch, in one unit of work: the settlements applied, the notifications
- * filed, their deliveries queued and the events finished, all or nothing. `layer` does it with the three stores in one transaction;
- * a SQL adapter may do it in one statement (adapters/sql/hub/NotificationFilingSql.ts). Answers the
- * notifications filed now. Infrastructure failures are defects.
+ * filed, their deliveries queued and the events finished, all or nothing. `layer` does it with the three
+ * stores in one transaction; a SQL adapter may do it in one statement (adapters/sql/hub/NotificationFilingSql.ts).
+ * Answers the notifications filed now. Infrastructure failures are defects.
  */
 export class NotificationFiling extends Context.Service<
   NotificationFiling,

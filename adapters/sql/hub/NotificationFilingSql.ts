@@ -8,9 +8,10 @@ import { cancelSettled, fileIfAbsent, settleFiled } from "./NotificationStoreSql
 /**
  * The NotificationFiling port over `hub.notifications`, `hub.deliveries` and `hub.events` in ONE statement,
  * which commits or fails whole, without a transaction around it (`BEGIN` and `COMMIT` would be two more round
- * trips): the settlements applied to the notifications filed before (the statement's own inserts are not
- * visible to its update; the processor files those settled already), the notifications inserted if absent, the deliveries of those inserted now (their ids come back from
- * that insert in the same statement; a row named by several once, the first given), the events finished. Rows
+ * trips): the settlements applied to the notifications filed before, their pending deliveries cancelled (the
+ * statement's own inserts are not visible to its updates; the processor files those settled already), the
+ * notifications inserted if absent, the deliveries of those inserted now (their ids come back from that
+ * insert in the same statement; a row named by several once, the first given), the events finished. Rows
  * are written in key order (notifications by service and event id, deliveries by id), as the stores write
  * them, so that two processors filing the same events never deadlock. SQL failures are defects.
  */
