@@ -372,6 +372,13 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
       await checkPage(screenshot)
     }
     await visit("/board", "Board", "board", () => page.getByRole("list", { name: "Your active tasks" }).waitFor())
+    // Ticked on the board, a task accepted before is offered Mark done, not Accept or Reject again.
+    const accepted = page.getByRole("checkbox", { name: "Select Check the relaunch analytics" })
+    await accepted.check()
+    const bar = page.getByRole("region", { name: "Selected tasks" })
+    await bar.getByRole("button", { name: "Mark selected done" }).waitFor()
+    assert.deepStrictEqual(await bar.getByRole("button").allTextContents(), ["Mark selected done"])
+    await accepted.uncheck()
     await visit("/sent", "Sent", "sent", () => page.getByRole("list", { name: "Tasks you sent" }).waitFor())
     await visit("/search?clientName=acme&activeOnly=true", "Search", "search", () =>
       page.getByRole("list", { name: "Tasks found" }).waitFor()
