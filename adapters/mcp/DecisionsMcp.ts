@@ -76,7 +76,8 @@ export const RequestDecision = tool("request_decision", {
   description:
     "Ask people in your organization to decide: a title, a decision role (roleSlug) whose holders decide, " +
     "2 to 5 options, and optional body (markdown), facts, links, urgency and expiry. Answers the created " +
-    "decision (status pending) with its routing. Learn the outcome with get_decision.",
+    "decision (status pending) with its routing and `url`, the address of its page in the workspace to hand " +
+    "a person. Learn the outcome with get_decision.",
   arguments: RequestDecisionArguments,
   success: DecisionAnswer
 })
@@ -113,15 +114,24 @@ export const RespondToInfoRequest = tool("respond_to_info_request", {
 
 export const DecisionsTools = Toolkit.make(RequestDecision, GetDecision, ListPending, RespondToInfoRequest)
 
-const one = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing) })
+/** As the HTTP caller plane: `url` (the page's address in the workspace) on request_decision and get_decision. */
+const one = (view: DecisionView, workspace?: string) => ({
+  decision: toApiDecision(view.decision, view.routing, false, workspace)
+})
 
 /** The detail read also carries `actions`, as the HTTP caller plane's GET does. */
-const detail = (view: DecisionView) => ({ decision: toApiDecision(view.decision, view.routing, true) })
+const detail = (view: DecisionView, workspace?: string) => ({
+  decision: toApiDecision(view.decision, view.routing, true, workspace)
+})
 
 /** The tools over the decisions use cases; each reads the caller the `/mcp` auth middleware resolved. */
-export const DecisionsToolHandlers = (config: { readonly secretsKey: string | undefined }) =>
+export const DecisionsToolHandlers = (config: {
+  readonly secretsKey: string | undefined
+  readonly workspaceUrl?: string | undefined
+}) =>
   DecisionsTools.toLayer(
     Effect.gen(function* () {
+      const workspace = config.workspaceUrl
       const decisions = yield* Decisions
       const store = yield* IdempotencyStore
       const transactions = yield* Transactions
@@ -139,7 +149,7 @@ export const DecisionsToolHandlers = (config: { readonly secretsKey: string | un
                 tool: "request_decision",
                 key: idempotencyKey,
                 arguments: input,
-                run: Effect.map(decisions.create(caller, input), one)
+                run: Effect.map(decisions.create(caller, input), (view) => one(view, workspace))
               })
             })
           ),
@@ -152,7 +162,7 @@ export const DecisionsToolHandlers = (config: { readonly secretsKey: string | un
                 wait === undefined || wait === 0
                   ? yield* decisions.get(caller.organizationId, id)
                   : yield* decisions.waitForChange(caller.organizationId, id, wait, yield* ServerDraining)
-              return detail(view)
+              return detail(view, workspace)
             })
           ),
         list_pending: (params) =>
@@ -189,6 +199,8 @@ export interface DecisionsMcpConfig {
   readonly build: string
   /** Seals the kept answers of `request_decision` (see core/idempotency). */
   readonly secretsKey: string | undefined
+  /** Where people open the workspace: request_decision and get_decision answer the page's `url` there. */
+  readonly workspaceUrl?: string | undefined
   /** Idle expiry, cap per key and `initialize` size of sessions; the defaults unless given. */
   readonly sessionLimits?: McpSessionLimits | undefined
 }

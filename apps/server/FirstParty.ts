@@ -8,6 +8,8 @@ export interface FirstPartySettings {
   /** Where the hub reaches each service (its own listener, usually `http://127.0.0.1:<port>`). */
   readonly decisionsBaseUrl: string
   readonly tasksBaseUrl: string
+  /** Where people open the task inbox's web app (TASKS_PUBLIC_URL): the workspace links there. */
+  readonly tasksAppUrl?: string | undefined
   /**
    * `DECISIONS_API_KEY`, `DECISIONS_EMBED_KEY`, `DECISIONS_SIGNING_KEY`, `TASKS_API_KEY`, `TASKS_SIGNING_KEY`
    * (the signing keys are those each service signs its events with); an unset one is issued by the registry.
@@ -55,6 +57,7 @@ export const firstPartyServices = (settings: FirstPartySettings): ReadonlyArray<
     baseUrl: settings.tasksBaseUrl,
     apiKeyHeader: "X-Tasks-Api-Key",
     resourcePath: "/api/tasks",
+    ...(settings.tasksAppUrl === undefined ? {} : { appUrl: `${settings.tasksAppUrl.replace(/\/+$/, "")}/` }),
     credentials: configured({ apiKey: settings.tasksApiKey, signingKey: settings.tasksSigningKey })
   }
 ]
@@ -75,6 +78,7 @@ const isCurrent = (registry: Registry["Service"], service: FirstPartyService) =>
         stored.service.resourcePath === service.resourcePath &&
         (stored.service.pages ?? false) === (service.pages ?? false) &&
         stored.service.embedUrl === service.embedUrl &&
+        stored.service.appUrl === service.appUrl &&
         Object.entries(service.credentials).every(
           ([kind, value]) => stored.credentials[kind as CredentialKind] === value
         )

@@ -258,7 +258,7 @@ export const makeServer = (options: ServerOptions) => {
   const hubInProcess = Option.isNone(config.hubUrl)
     ? (signingKey: Redacted.Redacted<string>) => HubEventPublisherInProcess({ signingKey }).pipe(Layer.provide(hub))
     : undefined
-  const decisionsListener = listen(decisionsRoutes(settings), {
+  const decisionsListener = listen(decisionsRoutes({ ...settings, workspaceUrl: hubPublic }), {
     ...at(ports.decisions),
     service: "decisions",
     dialect: "decisions"
@@ -289,6 +289,7 @@ export const makeServer = (options: ServerOptions) => {
         FirstParty({
           decisionsBaseUrl: urls.decisions,
           tasksBaseUrl: urls.tasks,
+          tasksAppUrl: tasksPublicUrl(config, ports.tasks),
           decisionsApiKey: secrets.DECISIONS_API_KEY,
           decisionsEmbedKey: secrets.DECISIONS_EMBED_KEY,
           decisionsSigningKey: secrets.DECISIONS_SIGNING_KEY,

@@ -3,7 +3,11 @@ import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
 import { CallerBudget } from "../../adapters/http/decisions/CallerBudget.ts"
 import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisions/AuthLayers.ts"
-import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http/decisions/Handlers.ts"
+import {
+  DecisionsHandlers,
+  DecisionsUniformHandlers,
+  WorkspaceAddress
+} from "../../adapters/http/decisions/Handlers.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
 import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
@@ -44,6 +48,11 @@ export interface ServiceSettings {
   readonly tasksSecretsKey: Redacted.Redacted<string> | undefined
   /** Where the built web apps are (`WEB_DIR`); unset, no web app is served (tests of the API alone). */
   readonly webDir?: string | undefined
+  /**
+   * Where people open the workspace (the hub's public address): the decisions service answers the address of
+   * a decision's page there. Unset, its answers carry none.
+   */
+  readonly workspaceUrl?: string | undefined
 }
 
 const reveal = (secret: Redacted.Redacted<string> | undefined) =>
@@ -158,7 +167,7 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
     handlers: Layer.mergeAll(
       DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }),
       DecisionsHandlers
-    ),
+    ).pipe(Layer.provide(Layer.succeed(WorkspaceAddress, settings.workspaceUrl))),
     errors: { dialect: "decisions", maxBodyBytes: 256 * kib }
   }).pipe(
     Layer.provide(
@@ -173,7 +182,11 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
   // The MCP server at /mcp, behind the caller plane's key and its one budget.
   return Layer.merge(
     http,
-    decisionsMcpRoutes({ build: settings.build, secretsKey: reveal(settings.decisionsSecretsKey) })
+    decisionsMcpRoutes({
+      build: settings.build,
+      secretsKey: reveal(settings.decisionsSecretsKey),
+      workspaceUrl: settings.workspaceUrl
+    })
   ).pipe(Layer.provide(CallerBudget.layer(settings.decisionsCallerRequestsPerMinute)))
 }
 
@@ -210,8 +223,8 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
         )
       )
     ),
-    // The task inbox's own web app, at `/`.
-    Layer.merge(webApp(settings, "tasks"))
+    // The task inbox's own web app, at `/`; it links back to the hub's workspace (and its settings).
+    Layer.merge(webApp(settings, "tasks", { "hitl-workspace-url": `${web.hubIssuer.replace(/\/+$/, "")}/` }))
   )
 
 /** The task inbox answers a reused Idempotency-Key as its other conflicts: 409 with `{error}`. */

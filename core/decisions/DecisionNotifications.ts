@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { ProducerOutbox, type ProducerEvent } from "../events/ProducerOutbox.ts"
 import { stableUlid } from "../events/StableId.ts"
-import { emailsEqual, normalizeEmail } from "../kernel/Email.ts"
+import { emailsEqual, isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { epochMs } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { isOpen, type Decision } from "./Decision.ts"
@@ -10,6 +10,12 @@ import { RoleStore, type RoleWithHolders } from "./RoleStore.ts"
 
 /** The event type the hub's catalog assigns to the decisions service for its notifications. */
 export const notificationType = "decisions.notification.created"
+
+/**
+ * The event type by which the decisions service tells the hub that a decision's notifications are settled:
+ * the decision is answered, expired or cancelled, so nobody is asked for it any more.
+ */
+export const settlementType = "decisions.notification.settled"
 
 /** What a notification is about; it is also its `category` in the hub's feed. */
 export type NotificationKind = "decision_assigned" | "info_answered" | "decision_unrouted" | "action_dead_lettered"
@@ -20,6 +26,8 @@ export type Notable =
   | { readonly _tag: "Assigned"; readonly actor: string | undefined }
   /** The caller answered an info request: its asker hears. */
   | { readonly _tag: "InfoAnswered"; readonly infoRequestId: string; readonly askedBy: string; readonly answer: string }
+  /** The decision left the open states (answered, expired or cancelled): what asked for it is settled. */
+  | { readonly _tag: "Settled" }
   /** A record action failed for good. */
   | {
       readonly _tag: "ActionDeadLettered"
@@ -38,6 +46,7 @@ export const notables = (before: Decision | undefined, after: Decision): Readonl
   if (isOpen(after.status) && (before === undefined || routed)) {
     found.push({ _tag: "Assigned", actor: routed ? after.assignmentHistory.at(-1)?.actor : undefined })
   }
+  if (before !== undefined && isOpen(before.status) && !isOpen(after.status)) found.push({ _tag: "Settled" })
   for (const request of after.infoRequests) {
     const was = before?.infoRequests.find((r) => r.id === request.id)
     if (request.answer !== undefined && was?.answer === undefined) {
@@ -108,6 +117,50 @@ export const decisionNotifications = (
     contractVersion: "v1"
   }))
 
+/** The notifications that ask someone to act on a decision: those a settlement marks done. */
+export const askingKinds: ReadonlyArray<NotificationKind> = ["decision_assigned", "decision_unrouted"]
+
+/** The subject of a settlement nobody made (an expiry, the caller cancelling): an address that is no one's. */
+export const nobody = "nobody@decisions.invalid"
+
+/** What a decision's settled notifications say from then on: how it ended. */
+export const settledBody = (decision: Decision): string => {
+  const resolution = decision.resolution
+  if (resolution === undefined) return "The caller cancelled this decision."
+  const option = decision.options.find((o) => o.id === resolution.optionId)?.label
+  switch (resolution.kind) {
+    case "chosen":
+      return `Answered by ${resolution.decidedBy}: ${option ?? "an option"}.`
+    case "declined":
+      return `Declined by ${resolution.decidedBy}.`
+    case "expired":
+      return "Expired without a decision."
+    case "expired_default":
+      return `Expired; the default option applied: ${option ?? "the default"}.`
+  }
+}
+
+/**
+ * The one event that settles a decision's asking notifications at the hub (every person's, whoever was told):
+ * its id is stable, so writing the change's events again adds nothing. The subject is the person who
+ * answered, or `nobody` when no person did.
+ */
+export const settlementEvent = (decision: Decision, at: string): ProducerEvent => {
+  const by = decision.resolution?.decidedBy
+  return {
+    id: stableUlid(epochMs(at), `decisions:${decision.id}:settled`),
+    type: settlementType,
+    service: "decisions",
+    occurredAt: at,
+    subject: {
+      email: by !== undefined && isEmail(by) ? normalizeEmail(by) : nobody,
+      companyId: decision.organizationId
+    },
+    data: { url: decisionLink(decision.id), categories: askingKinds, body: clip(settledBody(decision), bodyMax) },
+    contractVersion: "v1"
+  }
+}
+
 /** What the organization's admins read when nobody can act on a decision. */
 export const unroutedBody = "Nobody can act on this decision: route it to a role with members or to a person."
 
@@ -120,6 +173,8 @@ export const unroutedBody = "Nobody can act on this decision: route it to a role
  *
  * - created, raised from a template or routed: each active holder of the role and the direct assignee
  *   (not the person who routed it); when nobody can act on it, the organization's admins instead;
+ * - answered, expired or cancelled: one `decisions.notification.settled` event, by which the hub marks every
+ *   asking notification of the decision done (read, saying how it ended), whoever it was filed for;
  * - an info request answered: the person who asked;
  * - a record action dead-lettered: the organization's admins.
  */
@@ -154,6 +209,9 @@ export const notificationsFor = (
         }
         break
       }
+      case "Settled":
+        events.push(settlementEvent(after, after.updatedAt))
+        break
       case "InfoAnswered":
         add("info_answered", notable.infoRequestId, [notable.askedBy], `Your question was answered: ${notable.answer}`)
         break

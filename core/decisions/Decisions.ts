@@ -337,10 +337,10 @@ const make = Effect.gen(function* () {
     let expired = 0
     for (const decision of due) {
       const result = step(decision, { _tag: "Expire" }, now)
-      if (
-        Result.isSuccess(result) &&
-        (yield* decisions.save(result.success.decision, decision.version, yield* deliveriesFor(result.success)))
-      ) {
+      if (!Result.isSuccess(result)) continue
+      const next = result.success.decision
+      // Saved with its events: the hub hears that the decision's notifications are settled.
+      if (yield* notify(decision, next, decisions.save(next, decision.version, yield* deliveriesFor(result.success)))) {
         expired++
         yield* signals.signal(decision.id)
       }

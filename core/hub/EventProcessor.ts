@@ -11,9 +11,9 @@ import { Directory, type Recipient, type UserPreferences } from "./Directory.ts"
 import { clipText, EventCatalog } from "./EventCatalog.ts"
 import { defaultEventLeaseMillis, EventHandOver } from "./EventHandOver.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
-import type { Notification } from "./NotificationStore.ts"
+import { isSettlementType } from "./Events.ts"
 import { fileWithStores, NotificationFiling } from "./NotificationFiling.ts"
-import { NotificationStore } from "./NotificationStore.ts"
+import { NotificationStore, settled, settles, type Notification, type Settlement } from "./NotificationStore.ts"
 import { OrgChatWebhookStore, orgChatDeliveryId, orgChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
@@ -50,6 +50,23 @@ export const notificationContent = (
     url: safeLink(text(fields, "url", 2048) ?? text(fields, "link", 2048)),
     category: text(fields, "category", 64)
   }
+}
+
+/**
+ * The settlement a `<service>.notification.settled` event asks for, read from its `data` (already checked
+ * against the type's schema): `url`, the workspace-relative link of the notifications it settles; `categories`,
+ * those it narrows to (absent: every one); `body`, what they say from now on. Undefined when it names no
+ * path: a settlement never reaches past the producer's own notifications leading to one of its pages.
+ */
+export const settlementOf = (event: StoredEvent, atIso: string): Settlement | undefined => {
+  const fields =
+    Predicate.isObject(event.data) && !Array.isArray(event.data) ? (event.data as Record<string, unknown>) : {}
+  const url = safeLink(text(fields, "url", 2048))
+  if (url === null || !url.startsWith("/")) return undefined
+  const categories = Array.isArray(fields["categories"])
+    ? fields["categories"].filter((c): c is string => typeof c === "string" && c.length > 0 && c.length <= 64)
+    : []
+  return { service: event.service, url, categories, body: text(fields, "body", 2000), atIso }
 }
 
 export interface EventProcessorConfig {
@@ -110,14 +127,15 @@ export const deliveriesFor = (
  * Processing after the acknowledgement (202 "handled after acknowledgement"). Claims accepted events with a
  * lease, so processors on several servers share the work and a processor that dies mid-event loses nothing
  * (the event is claimed again after the lease). The events this instance's ingest handed over (EventHandOver)
- * were stored claimed: they come first, with no claim of their own. A notification type is filed into the
- * subject's feed once per event, and in the same unit of work its deliveries are queued for the person's
- * channels (DeliveryStore) and the event is finished (NotificationFiling, when the server provides one; else
- * the stores' writes in one transaction): an event processed again after a crash finds its notification filed
- * and queues nothing more. A claimed batch is one unit of work (a few statements whatever its size); when it
- * fails, each of its events is tried alone, so that one bad event fails alone. The channels' workers send the
- * deliveries (NotificationDeliveries), woken (DeliveryWakeup, when provided) once a unit that queued a
- * delivery due at once has committed.
+ * were stored claimed: they come first, with no claim of their own. A `<service>.notification.settled` type
+ * settles the service's notifications leading to its `url` (`settlementOf`) in the same unit as the rest of
+ * its batch. Any other notification type is filed into the subject's feed once per event, and in the same
+ * unit of work its deliveries are queued for the person's channels (DeliveryStore) and the event is finished
+ * (NotificationFiling, when the server provides one; else the stores' writes in one transaction): an event
+ * processed again after a crash finds its notification filed and queues nothing more. A claimed batch is one
+ * unit of work (a few statements whatever its size); when it fails, each of its events is tried alone, so that
+ * one bad event fails alone. The channels' workers send the deliveries (NotificationDeliveries), woken
+ * (DeliveryWakeup, when provided) once a unit that queued a delivery due at once has committed.
  */
 export class EventProcessor extends Context.Service<
   EventProcessor,
@@ -158,6 +176,8 @@ export class EventProcessor extends Context.Service<
           readonly event: StoredEvent
           readonly recipient: Recipient
           readonly notification: Notification
+          /** Settled in the same batch as it is filed: nothing to send. */
+          readonly settled?: boolean
         }
 
         /**
@@ -226,8 +246,21 @@ export class EventProcessor extends Context.Service<
          */
         const processTogether = Effect.fnUntraced(function* (events: ReadonlyArray<StoredEvent>, nowIso: string) {
           const notifying: Array<StoredEvent> = []
+          const settlements: Array<Settlement> = []
           for (const event of events) {
-            if ((yield* catalog.find(event.type))?.isNotification === true) notifying.push(event)
+            if ((yield* catalog.find(event.type))?.isNotification !== true) continue
+            if (!isSettlementType(event.type)) notifying.push(event)
+            else {
+              const settlement = settlementOf(event, nowIso)
+              if (settlement !== undefined) settlements.push(settlement)
+            }
+          }
+          /** A notification filed with a settlement of the same batch is filed settled (and sent nowhere). */
+          const settledNow = (notification: Notification): Notification | undefined => {
+            const applying = settlements.filter((settlement) => settles(settlement, notification))
+            return applying.length === 0
+              ? undefined
+              : applying.reduce((current, settlement) => settled(settlement, current), notification)
           }
           const recipients =
             notifying.length === 0
@@ -245,34 +278,37 @@ export class EventProcessor extends Context.Service<
               continue
             }
             const { user, preferences } = recipient
-            planned.push({
-              event,
-              recipient,
-              notification: {
-                id: yield* ids.next,
-                userId: user.id,
-                email: user.email,
-                service: event.service,
-                eventId: event.id,
-                type: event.type,
-                ...notificationContent(event.type, event.data),
-                createdAt: nowIso,
-                // The bell off (or the service hidden): filed for the record, already read.
-                readAt:
-                  preferences.channels.includes("bell") && preferences.serviceVisible[event.service] !== false
-                    ? null
-                    : nowIso
-              }
-            })
+            const notification: Notification = {
+              id: yield* ids.next,
+              userId: user.id,
+              email: user.email,
+              service: event.service,
+              eventId: event.id,
+              type: event.type,
+              ...notificationContent(event.type, event.data),
+              createdAt: nowIso,
+              // The bell off (or the service hidden): filed for the record, already read.
+              readAt:
+                preferences.channels.includes("bell") && preferences.serviceVisible[event.service] !== false
+                  ? null
+                  : nowIso
+            }
+            const done = settledNow(notification)
+            planned.push({ event, recipient, notification: done ?? notification, settled: done !== undefined })
           }
           const keys = events.map(({ service, id }) => ({ service, id }))
-          if (planned.length === 0) return yield* store.finishAll(keys, "processed", nowIso)
+          if (planned.length === 0) {
+            if (settlements.length === 0) return yield* store.finishAll(keys, "processed", nowIso)
+            yield* filing.file({ notifications: [], deliveries: [], settlements, finished: keys, atIso: nowIso })
+            return
+          }
           // Read for every notification planned: in the usual batch each is filed now. The filing queues only
           // the deliveries of those filed now (an event processed again finds its notification filed).
-          const browsers = yield* browsersOf(planned)
-          const orgChat = yield* orgChatDeliveries(planned)
+          const sending = planned.filter((p) => p.settled !== true)
+          const browsers = yield* browsersOf(sending)
+          const orgChat = yield* orgChatDeliveries(sending)
           const queued = [
-            ...planned.flatMap(({ recipient, notification }) =>
+            ...sending.flatMap(({ recipient, notification }) =>
               deliveriesFor(
                 notification,
                 recipient.preferences,
@@ -286,6 +322,7 @@ export class EventProcessor extends Context.Service<
             (yield* filing.file({
               notifications: planned.map((p) => p.notification),
               deliveries: queued,
+              settlements,
               finished: keys,
               atIso: nowIso
             })).map((n) => n.id)

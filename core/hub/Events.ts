@@ -136,6 +136,12 @@ export const checkEventIdHeader = (headerId: string, event: InboundEvent): Valid
         details: [headerIssue("X-Platform-Event-Id", "must equal the body's id")]
       })
 
+/**
+ * `<slug>.notification.settled`: what the producer's notifications leading to the event's `url` asked for is
+ * settled (a decision answered); the processor marks them done for everyone (core/hub/EventProcessor.ts).
+ */
+export const isSettlementType = (type: string): boolean => /^[a-z0-9]+\.notification\.settled$/.test(type)
+
 /** `<slug>.usage.recorded`: a registered app's usage, which must name an organization that installed it. */
 export const isUsageType = (type: string): boolean => /^[a-z0-9]+\.usage\.recorded$/.test(type)
 

@@ -23,6 +23,25 @@ export const notificationDataSchema = {
 } as const
 
 /**
+ * A first-party producer's word that what its notifications leading to `url` asked for is settled (a decision
+ * answered): `url` names them (a path of the producer's), `categories` narrows them, `body` is what they say
+ * from now on. The hub marks every such notification done, whoever it was filed for (core/hub/EventProcessor.ts).
+ */
+export const settlementDataSchema = {
+  type: "object",
+  required: ["url"],
+  properties: {
+    url: { type: "string", minLength: 1, maxLength: 2048, pattern: firstPartyUrlPattern },
+    body: { type: "string", maxLength: 2000 },
+    categories: {
+      type: "array",
+      maxItems: 16,
+      items: { type: "string", minLength: 1, maxLength: 64 }
+    }
+  }
+} as const
+
+/**
  * The task inbox's notification (core/tasks/Tasks.ts `delegate`): who delegated which task, and the task's
  * absolute link in the inbox.
  */
@@ -49,6 +68,12 @@ export const firstPartyCatalog: ReadonlyArray<CatalogAddition> = [
     producer: "decisions",
     isNotification: true,
     dataSchema: notificationDataSchema
+  },
+  {
+    type: "decisions.notification.settled",
+    producer: "decisions",
+    isNotification: true,
+    dataSchema: settlementDataSchema
   },
   {
     type: "tasks.notification.created",

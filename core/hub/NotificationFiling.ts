@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { Transactions } from "../kernel/Transactions.ts"
 import { DeliveryStore, type NewDelivery } from "./Deliveries.ts"
 import { EventStore } from "./EventStore.ts"
-import { NotificationStore, type Notification } from "./NotificationStore.ts"
+import { NotificationStore, type Notification, type Settlement } from "./NotificationStore.ts"
 
 /** What one unit of the event processor writes: its notifications, their deliveries, the events it finished. */
 export interface FilingBatch {
@@ -13,6 +13,11 @@ export interface FilingBatch {
    * several (an organization's chat channel) once, under the first of them filed now.
    */
   readonly deliveries: ReadonlyArray<NewDelivery>
+  /**
+   * Settlements applied to the notifications filed before this unit (a notification this unit files that one of
+   * them names is planned settled already). Empty or absent: none.
+   */
+  readonly settlements?: ReadonlyArray<Settlement> | undefined
   /** The events marked processed at `atIso`. */
   readonly finished: ReadonlyArray<{ readonly service: string; readonly id: string }>
   readonly atIso: string
@@ -29,6 +34,9 @@ export const fileWithStores =
   (batch: FilingBatch): Effect.Effect<ReadonlyArray<Notification>> =>
     stores.transactions.atomically(
       Effect.gen(function* () {
+        if (batch.settlements !== undefined && batch.settlements.length > 0) {
+          yield* stores.notifications.settle(batch.settlements)
+        }
         const filed = yield* stores.notifications.fileAll(batch.notifications)
         const filedIds = new Set(filed.map((n) => n.id))
         yield* stores.deliveries.enqueue(batch.deliveries.filter((d) => filedIds.has(d.notificationId)))
@@ -38,10 +46,10 @@ export const fileWithStores =
     )
 
 /**
- * The event processor's writes for a batch, in one unit of work: the notifications filed, their deliveries
- * queued and the events finished, all or nothing. `layer` does it with the three stores in one transaction;
- * a SQL adapter may do it in one statement (adapters/sql/hub/NotificationFilingSql.ts). Answers the
- * notifications filed now. Infrastructure failures are defects.
+ * The event processor's writes for a batch, in one unit of work: the settlements applied, the notifications
+ * filed, their deliveries queued and the events finished, all or nothing. `layer` does it with the three
+ * stores in one transaction; a SQL adapter may do it in one statement (adapters/sql/hub/NotificationFilingSql.ts).
+ * Answers the notifications filed now. Infrastructure failures are defects.
  */
 export class NotificationFiling extends Context.Service<
   NotificationFiling,

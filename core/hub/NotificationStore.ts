@@ -36,6 +36,36 @@ export interface FeedQuery {
   readonly hiddenServices: ReadonlyArray<string>
 }
 
+/**
+ * A producer's word that what its notifications leading to `url` asked for is settled (a decision answered):
+ * every such notification, whoever it was filed for, is marked read (its `readAt` kept when it was read
+ * already) and, when `body` is given, says that instead. `categories` narrows it to those categories; empty,
+ * every notification of the service leading to `url`.
+ */
+export interface Settlement {
+  readonly service: string
+  readonly url: string
+  readonly categories: ReadonlyArray<string>
+  readonly body: string | null
+  readonly atIso: string
+}
+
+/** Why a settled notification's pending deliveries are cancelled: there is nothing to tell any more. */
+export const settledReason = "settled: what it asked for is done"
+
+/** Whether a settlement applies to a notification. */
+export const settles = (settlement: Settlement, n: Pick<Notification, "service" | "url" | "category">): boolean =>
+  n.service === settlement.service &&
+  n.url === settlement.url &&
+  (settlement.categories.length === 0 || (n.category !== null && settlement.categories.includes(n.category)))
+
+/** The notification as a settlement leaves it. */
+export const settled = (settlement: Settlement, n: Notification): Notification => ({
+  ...n,
+  readAt: n.readAt ?? settlement.atIso,
+  body: settlement.body ?? n.body
+})
+
 /** The feed port. Infrastructure failures are defects. */
 export class NotificationStore extends Context.Service<
   NotificationStore,
@@ -64,5 +94,11 @@ export class NotificationStore extends Context.Service<
     readonly markRead: (userId: string, id: string, atIso: string) => Effect.Effect<Notification | undefined>
     /** Marks every unread notification of the user read; answers how many. */
     readonly markAllRead: (userId: string, atIso: string) => Effect.Effect<number>
+    /**
+     * Applies each settlement to the notifications filed so far, every user's, and cancels their deliveries
+     * still pending (`settledReason`): nobody is emailed or pushed about what is done. Answers how many
+     * notifications it changed.
+     */
+    readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<number>
   }
 >()("core/hub/NotificationStore") {}

@@ -59,6 +59,8 @@ export interface Registration {
   readonly pages?: boolean | undefined
   /** The page the workspace embeds full page (https; the organization must consent to embedding). */
   readonly embedUrl?: string | undefined
+  /** The service's own web app, which the workspace links to (people sign in there through the hub). */
+  readonly appUrl?: string | undefined
 }
 
 /** A first-party service, as the bundled server's configuration describes it: its keys come from the config. */
@@ -112,6 +114,13 @@ export const checkEmbedUrl = (text: string, allowLoopbackHttp: boolean): string 
   return url.href
 }
 
+/** A web app's address: a service URL, its query kept. */
+export const checkAppUrl = (text: string, allowLoopbackHttp: boolean): string | ValidationError => {
+  const url = serviceUrl(text, allowLoopbackHttp)
+  if (url === undefined) return invalidField("appUrl", "appUrl must be an https URL without credentials or fragment.")
+  return url.href
+}
+
 const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
   if (!serviceIdPattern.test(input.id)) {
     return invalidField("id", "id must be 3 to 32 lowercase letters and digits, words joined by single hyphens.")
@@ -132,6 +141,8 @@ const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
   if (typeof baseUrl !== "string") return baseUrl
   const embedUrl = input.embedUrl === undefined ? undefined : checkEmbedUrl(input.embedUrl, allowLoopbackHttp)
   if (embedUrl instanceof ValidationError) return embedUrl
+  const appUrl = input.appUrl === undefined ? undefined : checkAppUrl(input.appUrl, allowLoopbackHttp)
+  if (appUrl instanceof ValidationError) return appUrl
   return {
     id: input.id,
     displayName,
@@ -139,7 +150,8 @@ const checkRegistration = (input: Registration, allowLoopbackHttp: boolean) => {
     apiKeyHeader,
     resourcePath,
     pages: input.pages === true,
-    ...(embedUrl === undefined ? {} : { embedUrl })
+    ...(embedUrl === undefined ? {} : { embedUrl }),
+    ...(appUrl === undefined ? {} : { appUrl })
   }
 }
 

@@ -49,6 +49,8 @@ export interface RegisteredService {
   readonly pages?: boolean
   /** Where the workspace opens the service full page (the hub adds `wt`); absent means it is not embeddable. */
   readonly embedUrl?: string
+  /** The service's own web app, which the workspace links to; absent means it has none. */
+  readonly appUrl?: string
   readonly createdAt: string
   readonly updatedAt: string
   /** Bumped by every save: the optimistic-concurrency guard of `ServiceStore.save`. */

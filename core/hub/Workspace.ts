@@ -28,6 +28,8 @@ export interface WorkspaceApp {
   readonly name: string
   readonly pages: boolean
   readonly embedUrl: string | null
+  /** The app's own web app, which the workspace links to (the person signs in there through the hub). */
+  readonly appUrl: string | null
 }
 
 /** The organization did not consent to embedding this app full page (403 EMBED_NOT_CONSENTED). */
@@ -225,7 +227,8 @@ export class Workspace extends Context.Service<
               id: service.id,
               name: service.displayName,
               pages: service.pages === true,
-              embedUrl: service.embedUrl ?? null
+              embedUrl: service.embedUrl ?? null,
+              appUrl: service.appUrl ?? null
             }))
             .sort((a, b) => a.name.localeCompare(b.name))
         }),

@@ -86,6 +86,8 @@ export interface PageAction {
 }
 export interface ActionRowBlock {
   readonly type: "actionRow"
+  /** What the row's buttons are, for assistive technology (default "Actions"). */
+  readonly label?: string
   readonly actions: ReadonlyArray<PageAction>
 }
 export interface CalloutBlock {
@@ -182,6 +184,7 @@ const FormSchema = Schema.Struct({
 })
 const ActionRowSchema = Schema.Struct({
   type: Schema.Literal("actionRow"),
+  label: Schema.optionalKey(Text),
   actions: Schema.Array(
     Schema.Struct({
       actionId: ActionId,

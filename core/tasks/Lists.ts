@@ -1,5 +1,5 @@
 import * as Q from "./Query.ts"
-import type { Status } from "./Values.ts"
+import { Priorities, type Priority, type Status } from "./Values.ts"
 
 /** The active board drops tasks completed over 30 days ago; history looks back 30 days. */
 export const boardDays = 30
@@ -65,3 +65,10 @@ export const TaskLists = {
       Q.atLeast("resolvedAt", daysBefore(nowMs, days))
     )
 }
+
+/**
+ * The inbox's order: the most urgent first (P0 before P4), and within one priority as the store lists them
+ * (newest first).
+ */
+export const mostUrgentFirst = <T extends { readonly priority: Priority }>(tasks: ReadonlyArray<T>): Array<T> =>
+  [...tasks].sort((a, b) => Priorities.indexOf(a.priority) - Priorities.indexOf(b.priority))

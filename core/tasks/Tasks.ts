@@ -4,7 +4,7 @@ import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import type { InvalidFields } from "./Errors.ts"
-import { defaultHistoryDays, TaskLists } from "./Lists.ts"
+import { defaultHistoryDays, mostUrgentFirst, TaskLists } from "./Lists.ts"
 import * as Q from "./Query.ts"
 import { RecordStore, type Fields } from "./RecordStore.ts"
 import { newTaskFields, readTask, text, type Task, type TaskRecord } from "./Task.ts"
@@ -121,7 +121,7 @@ const make = (settings: TasksSettings) =>
     return Tasks.of({
       // ---- task lists ------------------------------------------------------------------------------------------
 
-      inbox: (user: TaskUser) => listTasks(TaskLists.inbox(user.id)),
+      inbox: (user: TaskUser) => Effect.map(listTasks(TaskLists.inbox(user.id)), mostUrgentFirst),
       mine: (user: TaskUser) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => listTasks(TaskLists.mine(user.id, now))),
       sent: (user: TaskUser) => listTasks(TaskLists.sent(user.id)),

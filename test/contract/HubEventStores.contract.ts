@@ -422,6 +422,52 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
           assert.strictEqual(yield* store.unreadCount(other, []), 1)
         })
       )
+      it.effect(
+        "settles every user's notifications leading to a url, in the categories named; the first read stays",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* NotificationStore
+            const service = freshService()
+            const url = `/apps/${service}/decision-1`
+            const [ada, bob] = [`usr_${randomUUID()}`, `usr_${randomUUID()}`]
+            const asks = notificationOf(ada, { service, url, category: "ask", body: "Asks for your decision." })
+            const read = notificationOf(bob, { service, url, category: "ask", readAt: at(2039) })
+            const other = notificationOf(bob, { service, url, category: "fyi" })
+            const elsewhere = notificationOf(ada, { service, url: `${url}0`, category: "ask" })
+            const otherService = notificationOf(ada, { service: freshService(), url, category: "ask" })
+            for (const n of [asks, read, other, elsewhere, otherService]) yield* store.file(n)
+            // Ada's email waits for her digest; so does one for Bob's notification of another category.
+            const deliveries = yield* DeliveryStore
+            yield* deliveries.enqueue([deliveryOf(asks, { nextAttemptAt: at(2090) }), deliveryOf(other)])
+            const settlement = { service, url, categories: ["ask"], body: "Answered: Yes.", atIso: at(2041) }
+            assert.strictEqual(yield* store.settle([settlement]), 2)
+            // Nobody is emailed about what is done; what was not settled is still on its way.
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(ada, 10)).map((d) => [d.notificationId, d.status]),
+              [[asks.id, "cancelled"]]
+            )
+            assert.deepStrictEqual(
+              (yield* deliveries.forUser(bob, 10)).map((d) => [d.notificationId, d.status]),
+              [[other.id, "pending"]]
+            )
+            assert.deepStrictEqual(yield* store.feed(ada, 10), [
+              ...[{ ...asks, body: "Answered: Yes.", readAt: at(2041) }, elsewhere, otherService].sort((x, y) =>
+                x.id < y.id ? 1 : -1
+              )
+            ])
+            assert.deepStrictEqual(
+              yield* store.feed(bob, 10),
+              [{ ...read, body: "Answered: Yes." }, other].sort((x, y) => (x.id < y.id ? 1 : -1))
+            )
+            // Settled again (an event processed twice): the same as once. No categories: every one leading there.
+            assert.strictEqual(yield* store.settle([{ ...settlement, atIso: at(2042) }]), 2)
+            assert.strictEqual((yield* store.feed(ada, 10)).find((n) => n.id === asks.id)?.readAt, at(2041))
+            assert.strictEqual(yield* store.settle([{ ...settlement, categories: [], body: null }]), 3)
+            assert.strictEqual((yield* store.feed(bob, 10)).find((n) => n.id === other.id)?.readAt, at(2041))
+            assert.strictEqual((yield* store.feed(bob, 10)).find((n) => n.id === other.id)?.body, other.body)
+            assert.strictEqual(yield* store.settle([]), 0)
+          })
+      )
     })
 
     describe("NotificationFiling", () => {
@@ -495,6 +541,33 @@ export const HubEventStoresContract = (name: string, stores: Layer.Layer<HubEven
             )
             assert.strictEqual((yield* deliveries.forUser(ada, 10)).length, 1)
           })
+      )
+
+      it.effect("settles the notifications filed before it in the same unit, and finishes a settling event alone", () =>
+        Effect.gen(function* () {
+          const events = yield* EventStore
+          const notifications = yield* NotificationStore
+          const filing = yield* NotificationFiling
+          const service = freshService()
+          const url = `/apps/${service}/decision-2`
+          const ada = `usr_${randomUUID()}`
+          const asked = notificationOf(ada, { service, url, category: "ask" })
+          yield* notifications.file(asked)
+          const e = eventOf(service, { type: `${service}.notification.settled` })
+          yield* events.insert(e)
+          const filed = yield* filing.file({
+            notifications: [],
+            deliveries: [],
+            settlements: [{ service, url, categories: ["ask"], body: "Declined.", atIso: at(2041) }],
+            finished: [{ service, id: e.id }],
+            atIso: at(2041)
+          })
+          assert.deepStrictEqual(filed, [])
+          assert.deepStrictEqual(yield* notifications.feed(ada, 10), [
+            { ...asked, body: "Declined.", readAt: at(2041) }
+          ])
+          assert.strictEqual((yield* events.find(service, e.id))?.status, "processed")
+        })
       )
     })
 

@@ -88,6 +88,29 @@ describe.each(backends)("decisions over HTTP (both planes, real socket, $name ad
     }).pipe(Effect.scoped)
   )
 
+  it.live("answers the address of the decision's page in the workspace on create and get, to hand a person", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* serve({ workspaceUrl: "https://work.example.com/" })
+      const org = yield* financeOrganization(baseUrl, "acme")
+      const { caller, workspace } = decisionsClient(baseUrl)
+      const created = yield* create(baseUrl, org.key)
+      assert.strictEqual(created.status, 201, created.text)
+      const id = created.json.data.decision.id as string
+      const url = `https://work.example.com/apps/decisions/decision-${id}`
+      assert.strictEqual(created.json.data.decision.url, url)
+      const read = yield* caller("GET", `/api/v1/decisions/${id}`, org.key)
+      assert.strictEqual(read.json.data.decision.url, url)
+      const seen = yield* workspace("GET", `/api/v1/workspace/decisions/${id}`, org.ada)
+      assert.strictEqual(seen.json.data.decision.url, url)
+
+      // A service that does not know the workspace's address answers none.
+      const alone = yield* serve()
+      const other = yield* financeOrganization(alone.baseUrl, "acme")
+      const plain = yield* create(alone.baseUrl, other.key)
+      assert.isUndefined(plain.json.data.decision.url)
+    })
+  )
+
   it.live("honours Idempotency-Key on create: required, replayed byte for byte, conflict on a different body", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* serve()

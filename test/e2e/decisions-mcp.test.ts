@@ -7,6 +7,7 @@ import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { request } from "../support/Http.ts"
+import type { ServiceSettings } from "../../apps/server/Services.ts"
 import { decisionsClient, financeOrganization, serveDecisions } from "../support/DecisionsServed.ts"
 
 /** Every test runs on the memory adapters and on the SQL adapters (embedded PGlite, fresh per test). */
@@ -17,7 +18,7 @@ const backends = [
 
 let data = backends[0]!.data
 
-const serve = () => serveDecisions(data)
+const serve = (settings: Partial<ServiceSettings> = {}) => serveDecisions(data, { settings })
 
 /** The official MCP client over Streamable HTTP, closed with the test's scope. */
 const connect = (baseUrl: string, key: string) =>
@@ -87,6 +88,18 @@ describe.each(backends)(
     beforeAll(() => {
       data = backend.data
     })
+
+    it.live("answers the address of the decision's page in the workspace, to hand a person", () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* serve({ workspaceUrl: "https://work.example.com/" })
+        const org = yield* financeOrganization(baseUrl, "acme")
+        const client = yield* connect(baseUrl, org.key)
+        const created = (yield* requestDecision(client)).decision
+        assert.strictEqual(created.url, `https://work.example.com/apps/decisions/decision-${created.id}`)
+        const read = (yield* ok(client, "get_decision", { id: created.id })).decision
+        assert.strictEqual(read.url, created.url)
+      })
+    )
 
     it.live("lists the four tools with their input schemas", () =>
       Effect.gen(function* () {

@@ -68,6 +68,11 @@ describe.each(databases)("decisions notify through the hub ($name)", ({ url: ser
     })
     assert.strictEqual(created.status, 201)
     const id = created.json.data.decision.id as string
+    // The bundled server gives the caller the page's address at the hub, to hand a person.
+    assert.strictEqual(
+      created.json.data.decision.url,
+      `http://127.0.0.1:${server.ports.hub}/apps/decisions/decision-${id}`
+    )
 
     for (const email of ["ann@acme.test", "bob@acme.test"]) {
       const [item] = await until(`${email} told of the decision`, async () => {
@@ -124,6 +129,29 @@ describe.each(databases)("decisions notify through the hub ($name)", ({ url: ser
     assert.lengthOf(about(carolFeed!, unroutedId, "decision_unrouted"), 1)
     assert.isFalse(carolFeed!.some((n) => n.url === `/apps/decisions/decision-${id}`))
     assert.isFalse(annFeed!.some((n) => n.url === `/apps/decisions/decision-${unroutedId}`))
+
+    // Bob answers: the notification follows its decision for Ann and Bob alike, done, saying how it ended.
+    const bob = await p.token("bob@acme.test", orgId, "MEMBER")
+    const optionId = created.json.data.decision.options[0].id as string
+    const chosen = await p.workspace(bob, `/api/v1/workspace/decisions/${id}/choose`, { optionId })
+    assert.strictEqual(chosen.status, 200, JSON.stringify(chosen.json))
+    for (const email of ["ann@acme.test", "bob@acme.test"]) {
+      const [settled] = await until(`${email}'s notification settled`, async () => {
+        const found = about(await p.feed(email), id, "decision_assigned").filter((n) => n.readAt !== null)
+        return found.length > 0 ? found : undefined
+      })
+      assert.strictEqual(settled!.body, "Answered by bob@acme.test: Refund.")
+    }
+    // Ann's answered question is news of its own, left as it was.
+    assert.isNull(about(await p.feed("ann@acme.test"), id, "info_answered")[0]!.readAt)
+    // The caller cancels the unrouted one: Carol is no longer asked for it either.
+    const cancelled = await p.caller(key, `/api/v1/decisions/${unroutedId}/cancel`, {})
+    assert.strictEqual(cancelled.status, 200, JSON.stringify(cancelled.json))
+    const [gone] = await until("Carol's notification settled", async () => {
+      const found = about(await p.feed("carol@acme.test"), unroutedId, "decision_unrouted")
+      return found[0]?.readAt !== null ? found : undefined
+    })
+    assert.strictEqual(gone!.body, "The caller cancelled this decision.")
   }, 120_000)
 
   it("a crash after the decision and before its relay delivers exactly one notification after the restart", async () => {

@@ -97,19 +97,42 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
         const doc = detail.json.data.page
         assert.isTrue(isPage(doc))
         assert.strictEqual(doc.id, `decision-${org.decision.id}`)
-        assert.deepStrictEqual(doc.blocks[0], { type: "heading", text: org.decision.title, level: 1 })
+        // The title once: the document's, which the workspace shows as the page's heading.
+        assert.strictEqual(doc.title, org.decision.title)
+        assert.deepStrictEqual(
+          doc.blocks.filter((b: { text?: string }) => b.text === org.decision.title),
+          [],
+          "no block repeats the title"
+        )
         const body = doc.blocks.find((b: { format?: string }) => b.format === "markdown")
         assert.strictEqual(body.text, org.decision.body, "the body is markdown for the renderer to sanitize")
         const links = doc.blocks.filter((b: { format?: string }) => b.format === "markdown")[1]
         assert.strictEqual(links.text, "- [Order \\[1042\\]](https://shop.example/orders/%281042%29)")
-        const row = doc.blocks.find((b: { type: string }) => b.type === "actionRow")
+        // The options once, as primary buttons; Decline after them, on a row of its own, plain.
+        const rows = doc.blocks.filter((b: { type: string }) => b.type === "actionRow")
         assert.deepStrictEqual(
-          row.actions.map((a: { label: string; description?: string }) => [a.label, a.description]),
+          rows.map((row: { label: string; actions: ReadonlyArray<{ label: string; style: string }> }) => [
+            row.label,
+            row.actions.map((a) => [a.label, a.style])
+          ]),
           [
-            ["Refund", "Money goes back to the card"],
-            ["Replace", "Ship a new one"],
-            ["Decline", "Resolve the decision without choosing any option."]
+            [
+              "Options",
+              [
+                ["Refund", "primary"],
+                ["Replace", "primary"]
+              ]
+            ],
+            ["Other answers", [["Decline", "default"]]]
           ]
+        )
+        assert.deepStrictEqual(
+          rows[0].actions.map((a: { description?: string }) => a.description),
+          ["Money goes back to the card", "Ship a new one"]
+        )
+        assert.isUndefined(
+          doc.blocks.find((b: { type: string }) => b.type === "list"),
+          "the options are not listed again beside their buttons"
         )
         assert.isDefined(doc.blocks.find((b: { id?: string }) => b.id === "ask"))
         assert.isDefined(doc.blocks.find((b: { id?: string }) => b.id === "route"))
@@ -119,6 +142,12 @@ describe.each(backends)("the decisions pages plane ($name adapters, real socket)
         const asBob = yield* page(`decision-${org.decision.id}`, bob)
         assert.strictEqual(asBob.status, 200)
         assert.isUndefined(asBob.json.data.page.blocks.find((b: { type: string }) => b.type === "actionRow"))
+        // They read the options as a list instead.
+        const listed = asBob.json.data.page.blocks.find((b: { type: string }) => b.type === "list")
+        assert.deepStrictEqual(
+          listed.items.map((item: { title: string }) => item.title),
+          ["Refund", "Replace"]
+        )
         assert.isUndefined(asBob.json.data.page.blocks.find((b: { id?: string }) => b.id === "route"))
 
         for (const id of ["all", "unrouted", "roles", "templates"]) {

@@ -303,6 +303,7 @@ describe("event catalog over HTTP", () => {
           all.json.data.types.map((t: { type: string; isNotification: boolean }) => [t.type, t.isNotification]),
           [
             ["decisions.notification.created", true],
+            ["decisions.notification.settled", true],
             ["tasks.notification.created", true]
           ]
         )

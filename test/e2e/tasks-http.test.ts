@@ -376,6 +376,29 @@ for (const backend of backends) {
           })
       )
 
+      it.effect("the inbox lists the most urgent first (P0 to P4), newest first within a priority", () =>
+        Effect.gen(function* () {
+          const { newUser } = yield* fixture
+          const alice = yield* newUser("Alice")
+          for (const [title, priority] of [
+            ["low", "low"],
+            ["urgent", "urgent"],
+            ["medium, older", "medium"],
+            ["lowest", "lowest"],
+            ["medium, newer", "medium"],
+            ["top", "high"]
+          ]) {
+            const created = yield* alice.call("POST", "/api/tasks", { title, priority })
+            assert.strictEqual(created.status, 201, created.text)
+          }
+          const inbox = (yield* alice.call("GET", "/api/tasks")).json.tasks as ReadonlyArray<{ title: string }>
+          assert.deepStrictEqual(
+            inbox.map((t) => t.title),
+            ["urgent", "top", "medium, newer", "medium, older", "low", "lowest"]
+          )
+        })
+      )
+
       it.effect("reject stores the reason, needs-info the note; both leave the inbox; rejected is in history", () =>
         Effect.gen(function* () {
           const { newUser } = yield* fixture

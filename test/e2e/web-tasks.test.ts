@@ -13,6 +13,7 @@ import {
 } from "../support/Chromium.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
+import { until } from "../support/Until.ts"
 
 /**
  * The task inbox's web app in Chromium against the bundled server (embedded database, loaded with the demo
@@ -30,6 +31,8 @@ let page: Page
 let tasks: string
 let hub: string
 let aliceKey: string
+let demoOrgId: string
+const adminKey = "hub-admin-key-for-the-task-inbox-test"
 let cspViolations: Array<string>
 let pageErrors: Array<string>
 /** Every change the app sent to the API, in order: method, path and its Idempotency-Key. */
@@ -67,11 +70,13 @@ beforeAll(async () => {
   // meetings, tasks in every list and open proposals.
   const seeded = await run(["apps/server/seed.ts"], { DATA_DIR: dataDir, TASKS_PUBLIC_URL: tasks })
   aliceKey = /alice@demo\.example\.com\s+(\S+)/.exec(seeded)![1]!
+  demoOrgId = /\(organization (\S+)\)/.exec(seeded)![1]!
   smtp = await startSmtpServer()
   server = await startServer({
     DATA_DIR: dataDir,
     TASKS_PORT: String(port),
     TASKS_PUBLIC_URL: tasks,
+    HUB_ADMIN_KEY: adminKey,
     SMTP_URL: smtp.url,
     SMTP_FROM: "Hub <hub@demo.example.com>",
     HUB_WORKER_POLL_MS: "100"
@@ -139,6 +144,55 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
     await checkPage("inbox")
   }, 60_000)
 
+  it("is reached from the workspace's navigation and its card, and leads back to the workspace", async () => {
+    // The demo organization installs the task inbox (the seed ran before the server had registered it).
+    const admin = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
+    await until("the task inbox to go live", async () => {
+      const answer = await fetch(`${hub}/api/v1/admin/services/tasks`, { headers: admin })
+      return answer.ok &&
+        ((await answer.json()) as { data: { service: { status: string } } }).data.service.status === "live"
+        ? true
+        : undefined
+    })
+    const installed = await fetch(`${hub}/api/v1/admin/orgs/${demoOrgId}/installations/tasks`, {
+      method: "PUT",
+      headers: admin,
+      body: JSON.stringify({ consents: { companyId: true, accessClaims: false, embed: false } })
+    })
+    assert.isBelow(installed.status, 300, await installed.text())
+
+    // Signed in at the hub above: the workspace lists the task inbox, its entries leading to the app itself.
+    await page.goto(`${hub}/`)
+    await page.getByRole("heading", { name: "Welcome, Alice" }).waitFor()
+    const entry = page.getByRole("navigation", { name: "Apps" }).getByRole("link", { name: "Task inbox" })
+    assert.strictEqual(await entry.getAttribute("href"), `${tasks}/`)
+    const card = page.getByRole("heading", { level: 3, name: "Task inbox" }).getByRole("link")
+    assert.strictEqual(await card.getAttribute("href"), `${tasks}/`)
+    // The app's address in the workspace says where the app is rather than "No such app.".
+    await page.goto(`${hub}/apps/tasks`)
+    await heading("Task inbox").waitFor()
+    assert.strictEqual(await page.getByText("No such app.").count(), 0)
+    assert.deepStrictEqual(await seriousViolations(page), [], `accessibility of ${page.url()}`)
+    await page.getByRole("link", { name: "Open Task inbox" }).click()
+    await page.getByRole("list", { name: "Untriaged tasks" }).waitFor()
+    assert.strictEqual(page.url(), `${tasks}/`)
+    // The task inbox's header leads back to the workspace.
+    await page.getByRole("link", { name: "Workspace", exact: true }).click()
+    await page.getByRole("heading", { name: "Welcome, Alice" }).waitFor()
+    assert.strictEqual(page.url(), `${hub}/`)
+
+    // Someone signed in at the hub only: from the workspace's entry, one click on Sign in and no typing.
+    const hubOnly = await browser.newContext({ viewport: phoneViewport })
+    await hubOnly.addCookies((await page.context().cookies(hub)).filter((c) => c.name === "hub_session"))
+    const fresh = await hubOnly.newPage()
+    await fresh.goto(`${hub}/`)
+    await fresh.getByRole("navigation", { name: "Apps" }).getByRole("link", { name: "Task inbox" }).click()
+    await fresh.getByRole("link", { name: "Sign in" }).click()
+    await fresh.getByRole("list", { name: "Untriaged tasks" }).waitFor()
+    assert.strictEqual(fresh.url(), `${tasks}/`)
+    await hubOnly.close()
+  }, 60_000)
+
   it("opens a task from its short link and accepts it into a project with the Accept button", async () => {
     const created = await asAlice("POST", "/api/tasks", { title: "Check the relaunch analytics", priority: "high" })
     assert.strictEqual(created.status, 201)
@@ -158,6 +212,10 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
     await checkPage("task-accept")
     await page.getByRole("button", { name: "Accept task" }).click()
     await page.getByText("Accepted: the task is on your board.").waitFor()
+    // Accepted, it is no longer offered Accept, Reject or Needs info: only what still applies.
+    const triage = page.getByRole("region", { name: "Triage" })
+    await triage.getByRole("button", { name: "Delegate", exact: true }).waitFor()
+    assert.deepStrictEqual(await triage.getByRole("button").allTextContents(), ["Archive", "Delegate"])
 
     const after = (await asAlice("GET", `/api/tasks/${task.id}`)).json.task
     assert.strictEqual(after.triageStatus, "Accepted")
@@ -256,7 +314,7 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
   it("generates an API key in the settings (shown once) that works with X-API-Key, and revokes it", async () => {
     await nav("Settings").click()
     await heading("Settings").waitFor()
-    await page.getByLabel("Channel").waitFor()
+    await page.getByRole("heading", { name: "Notifications" }).waitFor()
     await checkPage("settings")
     await page.getByRole("link", { name: "API keys" }).click()
     await page.getByLabel("Key name").fill("browser test script")
@@ -283,12 +341,19 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
   it("saves preferences: hiding Sent takes it out of the navigation", async () => {
     await page.getByRole("link", { name: "Preferences" }).click()
     await page.getByLabel("Show “Sent” in the navigation").uncheck()
-    await page.getByLabel("Frequency").selectOption("daily")
+    // Notifications are the workspace's settings, the only ones: no second email preference here, a link there.
+    assert.strictEqual(await page.getByLabel("Frequency").count(), 0)
+    assert.strictEqual(await page.getByLabel("Channel").count(), 0)
+    const workspaceSettings = page.getByRole("link", { name: "Open your notification settings" })
+    assert.strictEqual(await workspaceSettings.getAttribute("href"), `${hub}/settings`)
     await page.getByRole("button", { name: "Save preferences" }).click()
     await page.getByText("Preferences saved.").waitFor()
     await nav("Sent").waitFor({ state: "detached" })
     const settings = (await asAlice("GET", "/api/settings")).json.settings
-    assert.deepStrictEqual(settings, { showSentNav: false, notifications: { channel: "email", frequency: "daily" } })
+    assert.deepStrictEqual(settings, {
+      showSentNav: false,
+      notifications: { channel: "email", frequency: "immediate" }
+    })
     await page.getByLabel("Show “Sent” in the navigation").check()
     await page.getByRole("button", { name: "Save preferences" }).click()
     await nav("Sent").waitFor()
@@ -307,6 +372,13 @@ describe("the task inbox's web app in Chromium (the bundled server, signed in at
       await checkPage(screenshot)
     }
     await visit("/board", "Board", "board", () => page.getByRole("list", { name: "Your active tasks" }).waitFor())
+    // Ticked on the board, a task accepted before is offered Mark done, not Accept or Reject again.
+    const accepted = page.getByRole("checkbox", { name: "Select Check the relaunch analytics" })
+    await accepted.check()
+    const bar = page.getByRole("region", { name: "Selected tasks" })
+    await bar.getByRole("button", { name: "Mark selected done" }).waitFor()
+    assert.deepStrictEqual(await bar.getByRole("button").allTextContents(), ["Mark selected done"])
+    await accepted.uncheck()
     await visit("/sent", "Sent", "sent", () => page.getByRole("list", { name: "Tasks you sent" }).waitFor())
     await visit("/search?clientName=acme&activeOnly=true", "Search", "search", () =>
       page.getByRole("list", { name: "Tasks found" }).waitFor()

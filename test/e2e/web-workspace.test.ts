@@ -301,10 +301,17 @@ describe("the workspace in Chromium (the bundled server, an SMTP server inside t
     await page.getByText(/^Chosen: Refund/).waitFor()
     await checkPage(page, answer)
 
-    // Opening the notification marked it read.
+    // Opening the notification marked it read; once answered, it follows its decision: it says how it ended.
     await page.getByRole("link", { name: "Home" }).click()
     await item.waitFor()
     assert.strictEqual(await page.getByRole("button", { name: `Mark as read: ${title}` }).count(), 0)
+    await until("the notification to follow its decision", async () => {
+      await page.reload()
+      await item.waitFor()
+      return (await page.getByText(`Answered by ${ada}: Refund.`).count()) > 0 ? true : undefined
+    })
+    assert.strictEqual(await page.getByText("agent asks for your decision.").count(), 0)
+    await checkPage(page, null)
 
     // An admin issues a caller key on the keys page: shown once, and it works.
     const keys = await page.goto(`${hub}/apps/decisions/keys`)

@@ -237,7 +237,9 @@ describe.each(backends)("the hub's workspace in front of the services ($name sto
 
         const apps = yield* ada.get("/api/v1/workspace/apps")
         assert.strictEqual(apps.status, 200, apps.text)
-        assert.deepStrictEqual(apps.json.data, [{ id: "decisions", name: "Decisions", pages: true, embedUrl: null }])
+        assert.deepStrictEqual(apps.json.data, [
+          { id: "decisions", name: "Decisions", pages: true, embedUrl: null, appUrl: null }
+        ])
 
         // The admin sets the role up through the proxy's actions; a caller key is shown once in the answer.
         for (const [actionId, values] of [
@@ -363,7 +365,8 @@ describe.each(backends)("the hub's workspace in front of the services ($name sto
           id: "notes",
           name: "Notes",
           pages: true,
-          embedUrl: `${s.notesUrl}/embed?view=board`
+          embedUrl: `${s.notesUrl}/embed?view=board`,
+          appUrl: null
         })
         const embed = yield* ada.get("/api/v1/workspace/apps/notes/embed")
         assert.strictEqual(embed.status, 200, embed.text)

@@ -21,6 +21,7 @@ export interface FeedItem {
   readonly body: string | null
   readonly url: string | null
   readonly category: string | null
+  readonly readAt: string | null
 }
 
 export interface DeliveryRow {

@@ -102,7 +102,56 @@ describe("what a decision's change tells whom", () => {
     assert.deepStrictEqual(recipients(events), ["ann@example.com"])
     assert.deepStrictEqual(categories(events), ["info_answered"])
     assert.strictEqual(events[0]!.data["body"], "Your question was answered: The blue one")
-    assert.deepStrictEqual(notificationsFor(answered, { ...answered, status: "resolved", version: 3 }, audience), [])
+    assert.deepStrictEqual(notificationsFor(answered, { ...answered, urgency: "urgent", version: 3 }, audience), [])
+  })
+
+  it("an answer settles the decision's asking notifications at the hub: one event, how it ended, for everyone", () => {
+    const answered: Decision = {
+      ...created,
+      status: "resolved",
+      resolution: {
+        kind: "chosen",
+        optionId: "yes",
+        decidedBy: "Ann@example.com",
+        decidedAt: "2030-01-01T12:00:00.000Z"
+      },
+      updatedAt: "2030-01-01T12:00:00.000Z",
+      version: 1
+    }
+    const events = notificationsFor(created, answered, audience)
+    assert.lengthOf(events, 1)
+    const [event] = events
+    assert.isTrue(isUlid(event!.id))
+    assert.strictEqual(event!.type, "decisions.notification.settled")
+    assert.deepStrictEqual(event!.subject, { email: "ann@example.com", companyId: "org_1" })
+    assert.deepStrictEqual(event!.data, {
+      url: "/apps/decisions/decision-01J00000000000000000000000",
+      categories: ["decision_assigned", "decision_unrouted"],
+      body: "Answered by Ann@example.com: Yes."
+    })
+    // The same change gives the same id: written again, the hub settles once.
+    assert.strictEqual(notificationsFor(created, answered, audience)[0]!.id, event!.id)
+    // A decision already settled settles nothing more.
+    assert.deepStrictEqual(notificationsFor(answered, { ...answered, version: 2 }, audience), [])
+
+    const ended = (next: Partial<Decision>) => notificationsFor(created, { ...created, ...next, version: 1 }, audience)
+    const declined = ended({
+      status: "resolved",
+      resolution: { kind: "declined", decidedBy: "bob@example.com", decidedAt: created.createdAt }
+    })
+    assert.strictEqual(declined[0]!.data["body"], "Declined by bob@example.com.")
+    const expired = ended({
+      status: "expired",
+      resolution: { kind: "expired", decidedBy: "system:expiry", decidedAt: created.createdAt }
+    })
+    assert.strictEqual(expired[0]!.data["body"], "Expired without a decision.")
+    // Nobody answered: the subject is an address that is no one's.
+    assert.strictEqual(expired[0]!.subject.email, "nobody@decisions.invalid")
+    const cancelled = ended({ status: "cancelled" })
+    assert.deepStrictEqual(
+      [cancelled[0]!.type, cancelled[0]!.data["body"]],
+      ["decisions.notification.settled", "The caller cancelled this decision."]
+    )
   })
 
   it("a dead-lettered record action tells the admins, once", () => {

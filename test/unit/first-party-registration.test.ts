@@ -69,4 +69,34 @@ describe("first-party registration at start", () => {
       assert.strictEqual((yield* registry.find("tasks")).status, "suspended")
     }).pipe(Effect.provide(registryLayer))
   )
+
+  it.effect("registers the task inbox with its web app's address, so the workspace can link to it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry
+      yield* start(registry, { ...settings, tasksAppUrl: "http://127.0.0.1:4002" })
+      const tasks = yield* registry.find("tasks")
+      assert.strictEqual(tasks.appUrl, "http://127.0.0.1:4002/")
+      assert.isUndefined((yield* registry.find("decisions")).appUrl)
+
+      yield* start(registry, { ...settings, tasksAppUrl: "http://127.0.0.1:4002/" })
+      assert.strictEqual((yield* registry.find("tasks")).version, tasks.version, "the same address writes nothing")
+      yield* start(registry, { ...settings, tasksAppUrl: "https://tasks.example.com" })
+      assert.strictEqual((yield* registry.find("tasks")).appUrl, "https://tasks.example.com/")
+    }).pipe(Effect.provide(registryLayer))
+  )
+
+  it.effect("a registration's appUrl is an https address (loopback http outside production), never a script", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry
+      const base = { displayName: "Notes", baseUrl: "https://notes.example" }
+      for (const appUrl of ["javascript:alert(1)", "http://notes.example/", "https://user:pw@notes.example/", "//x"]) {
+        const refused = yield* Effect.flip(registry.register({ ...base, id: "notes", appUrl }))
+        assert.strictEqual(refused._tag, "ValidationError", appUrl)
+        assert.match(refused.message, /^appUrl /, appUrl)
+      }
+      const { service } = yield* registry.register({ ...base, id: "notes", appUrl: "https://notes.example/app?x=1" })
+      assert.strictEqual(service.appUrl, "https://notes.example/app?x=1")
+      assert.strictEqual((yield* registry.find("notes")).appUrl, "https://notes.example/app?x=1")
+    }).pipe(Effect.provide(registryLayer))
+  )
 })

@@ -15,7 +15,8 @@ import { defaultPreferences, Directory } from "../../core/hub/Directory.ts"
 import {
   firstPartyUrlPattern,
   notificationDataSchema,
-  seedFirstPartyCatalog
+  seedFirstPartyCatalog,
+  settlementDataSchema
 } from "../../core/hub/FirstPartyCatalog.ts"
 import { NotificationStore } from "../../core/hub/NotificationStore.ts"
 import { OrgChatWebhookStore } from "../../core/hub/OrgChatWebhooks.ts"
@@ -186,6 +187,100 @@ describe("EventProcessor", () => {
       assert.deepStrictEqual(yield* NotificationStore.use((n) => n.feed("usr_ada", 10)), [])
       yield* TestClock.adjust(60_000)
       assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 0)
+    }).pipe(Effect.provide(stack))
+  )
+})
+
+describe("EventProcessor, settling notifications", () => {
+  const asking = (email: string, url: string, category = "ask") =>
+    event({ subject: { email }, data: { title: "Ship it?", body: "Asks for your decision.", url, category } })
+  const settlement = (url: string, categories: ReadonlyArray<string> = ["ask"]) =>
+    event({ type: "acme.notification.settled", data: { url, categories, body: "Answered: Yes." } })
+
+  const setUpSettling = Effect.gen(function* () {
+    yield* setUp
+    yield* EventCatalog.use((c) =>
+      c.add({
+        type: "acme.notification.settled",
+        producer: "acme",
+        isNotification: true,
+        dataSchema: settlementDataSchema
+      })
+    )
+    yield* Directory.use((d) =>
+      d.createUser({
+        id: "usr_bob",
+        email: "bob@example.com",
+        name: "Bob",
+        verified: true,
+        createdAt: "2026-01-01T00:00:00Z"
+      })
+    )
+  })
+  const feedOf = (userId: string) =>
+    Effect.map(
+      NotificationStore.use((n) => n.feed(userId, 10)),
+      (items) => items.map((n) => [n.url, n.category, n.body, n.readAt !== null] as const)
+    )
+
+  it.effect("marks every person's notification leading to the url done: read, saying how it ended", () =>
+    Effect.gen(function* () {
+      yield* setUpSettling
+      const store = yield* EventStore
+      const processor = yield* EventProcessor
+      yield* store.insert(asking("ada@example.com", "/apps/acme/x"))
+      yield* store.insert(asking("bob@example.com", "/apps/acme/x"))
+      yield* store.insert(asking("bob@example.com", "/apps/acme/x", "fyi"))
+      yield* store.insert(asking("ada@example.com", "/apps/acme/other"))
+      assert.strictEqual(yield* processor.runDue(), 4)
+      const settled = settlement("/apps/acme/x")
+      yield* store.insert(settled)
+      assert.strictEqual(yield* processor.runDue(), 1)
+      assert.strictEqual((yield* store.find("acme", settled.id))?.status, "processed")
+      assert.deepStrictEqual(yield* feedOf("usr_ada"), [
+        ["/apps/acme/other", "ask", "Asks for your decision.", false],
+        ["/apps/acme/x", "ask", "Answered: Yes.", true]
+      ])
+      // Bob's as well; one of another category is left as it was.
+      assert.deepStrictEqual(yield* feedOf("usr_bob"), [
+        ["/apps/acme/x", "fyi", "Asks for your decision.", false],
+        ["/apps/acme/x", "ask", "Answered: Yes.", true]
+      ])
+      // Nothing of the settlement itself reaches a feed.
+      assert.strictEqual((yield* NotificationStore.use((n) => n.feed("usr_ada", 10))).length, 2)
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("a notification processed in the same batch as its settlement is filed done, and sent nowhere", () =>
+    Effect.gen(function* () {
+      yield* setUpSettling
+      const store = yield* EventStore
+      yield* Directory.use((d) =>
+        d.savePreferences("usr_ada", { serviceVisible: {}, channels: ["bell", "email"], emailMode: "immediate" })
+      )
+      yield* store.insert(asking("ada@example.com", "/apps/acme/y"))
+      yield* store.insert(settlement("/apps/acme/y", []))
+      assert.strictEqual(yield* EventProcessor.use((p) => p.runDue()), 2)
+      assert.deepStrictEqual(yield* feedOf("usr_ada"), [["/apps/acme/y", "ask", "Answered: Yes.", true]])
+      assert.deepStrictEqual(yield* DeliveryStore.use((d) => d.forUser("usr_ada", 10)), [])
+    }).pipe(Effect.provide(stack))
+  )
+
+  it.effect("a settlement reaches only its producer's notifications, and only those leading to one of its paths", () =>
+    Effect.gen(function* () {
+      yield* setUpSettling
+      const store = yield* EventStore
+      const processor = yield* EventProcessor
+      yield* store.insert(asking("ada@example.com", "/apps/acme/z"))
+      yield* store.insert(asking("ada@example.com", "https://acme.example/z"))
+      yield* processor.runDue()
+      yield* store.insert(event({ service: "other", type: "acme.notification.settled", data: { url: "/apps/acme/z" } }))
+      yield* store.insert(settlement("https://acme.example/z", []))
+      yield* processor.runDue()
+      assert.deepStrictEqual(
+        (yield* feedOf("usr_ada")).map(([, , , read]) => read),
+        [false, false]
+      )
     }).pipe(Effect.provide(stack))
   )
 })

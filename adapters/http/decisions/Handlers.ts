@@ -1,7 +1,8 @@
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Decision } from "../../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
+import { decisionLink } from "../../../core/decisions/DecisionNotifications.ts"
 import { publicDecision } from "../../../core/decisions/DecisionView.ts"
 import { RecordActions } from "../../../core/decisions/RecordActions.ts"
 import { Templates } from "../../../core/decisions/Templates.ts"
@@ -19,16 +20,40 @@ import { CurrentCaller, CurrentUser } from "./Auth.ts"
 import { PagesHandlers } from "./PagesHandlers.ts"
 
 /**
- * The decision as the contract shows it: without the internal version, with routing where given, and with
- * its actions (names, never values) when `withActions`.
+ * Where people open the workspace (the hub's public address). A decision's create and get answers carry the
+ * absolute address of its page there as `url`, so a caller can hand a person a link; unset (the service
+ * served without a hub, tests of the API alone), they carry none.
  */
-export const toApiDecision = (decision: Decision, routing?: DecisionView["routing"], withActions = false) =>
-  publicDecision(decision, { routing, actions: withActions })
+export const WorkspaceAddress = Context.Reference<string | undefined>("adapters/http/decisions/WorkspaceAddress", {
+  defaultValue: () => undefined
+})
 
-const one = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing) } })
+/** The absolute address of a decision's page in the workspace at `workspace`. */
+export const decisionPageUrl = (workspace: string, decisionId: string): string =>
+  `${workspace.replace(/\/+$/, "")}${decisionLink(decisionId)}`
+
+/**
+ * The decision as the contract shows it: without the internal version, with routing where given, with its
+ * actions (names, never values) when `withActions`, and with its page's `url` when the workspace is given.
+ */
+export const toApiDecision = (
+  decision: Decision,
+  routing?: DecisionView["routing"],
+  withActions = false,
+  workspace?: string
+) => ({
+  ...publicDecision(decision, { routing, actions: withActions }),
+  ...(workspace === undefined ? {} : { url: decisionPageUrl(workspace, decision.id) })
+})
+
+const one = (view: DecisionView, workspace?: string) => ({
+  data: { decision: toApiDecision(view.decision, view.routing, false, workspace) }
+})
 
 /** Detail, choose, decline, route and retry answers carry `actions`. */
-const detail = (view: DecisionView) => ({ data: { decision: toApiDecision(view.decision, view.routing, true) } })
+const detail = (view: DecisionView, workspace?: string) => ({
+  data: { decision: toApiDecision(view.decision, view.routing, true, workspace) }
+})
 
 /** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
 const answer = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E, R>) =>
@@ -42,13 +67,15 @@ export const DecisionsUniformHandlers = (config: UniformConfig) =>
 export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
-    const waitAnswer = answersPerRead(DecisionEnvelope, detail)
+    const workspace = yield* WorkspaceAddress
+    const located = (view: DecisionView) => detail(view, workspace)
+    const waitAnswer = answersPerRead(DecisionEnvelope, located)
     return handlers.handleAll({
       create: ({ payload }) =>
         answer(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
-            return one(yield* decisions.create(caller, payload))
+            return one(yield* decisions.create(caller, payload), workspace)
           })
         ),
       get: ({ params, query }) =>
@@ -56,7 +83,7 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
             if (query.wait === undefined || query.wait === 0) {
-              return detail(yield* decisions.get(caller.organizationId, params.id))
+              return located(yield* decisions.get(caller.organizationId, params.id))
             }
             // A long-poll held when the server begins to shut down answers at once, as at the end of its wait.
             // Its waiters share the read of a change, and so its answer, encoded once (LongPollAnswers.ts).
@@ -98,6 +125,7 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
 export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceDecisions", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
+    const workspace = yield* WorkspaceAddress
     return handlers.handleAll({
       list: ({ query }) =>
         answer(
@@ -127,7 +155,9 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
         ),
       get: ({ params }) =>
         answer(
-          Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(Effect.map(detail))
+          Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(
+            Effect.map((view) => detail(view, workspace))
+          )
         ),
       choose: ({ params, payload }) =>
         answer(
@@ -239,11 +269,12 @@ export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "wor
 export const CallerTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "callerTemplates", (handlers) =>
   Effect.gen(function* () {
     const templates = yield* Templates
+    const workspace = yield* WorkspaceAddress
     return handlers.handleAll({
       raise: ({ params, payload }) =>
         answer(
           Effect.flatMap(CurrentCaller, (caller) => templates.raise(caller, params.slug, payload.params)).pipe(
-            Effect.map((view) => one(view))
+            Effect.map((view) => one(view, workspace))
           )
         )
     })

@@ -16,15 +16,20 @@ export const RoutingSchema = Schema.Struct({
 }).annotate({ identifier: "DecisionRouting" })
 
 /**
- * The stored decision without its internal version, plus routing, and
- * its record actions as DecisionActionViews (names, never values) on detail, choose, decline, route and retry.
+ * The stored decision without its internal version, plus routing, its record actions as DecisionActionViews
+ * (names, never values) on detail, choose, decline, route and retry, and its page's `url` on create and get.
  */
 export const DecisionResponse = Decision.mapFields(
   flow(
     Struct.omit(["version", "actions"]),
     Struct.assign({
       routing: Schema.optionalKey(RoutingSchema),
-      actions: Schema.optionalKey(Schema.Array(DecisionActionView))
+      actions: Schema.optionalKey(Schema.Array(DecisionActionView)),
+      url: Schema.optionalKey(Schema.String).annotate({
+        description:
+          "The absolute address of the decision's page in the workspace, to hand a person; on the answers of " +
+          "create, raise and get (the caller's and the workspace's)"
+      })
     })
   )
 ).annotate({ identifier: "Decision" })

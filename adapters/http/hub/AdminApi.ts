@@ -87,6 +87,7 @@ export const Service = Schema.Struct({
   firstParty: Schema.Boolean,
   pages: Schema.optionalKey(Schema.Boolean),
   embedUrl: Schema.optionalKey(Schema.String),
+  appUrl: Schema.optionalKey(Schema.String),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   conformance: Schema.NullOr(ConformanceReport)
@@ -154,6 +155,9 @@ export const ServiceRegisterBody = Schema.Struct({
   pages: Schema.optionalKey(Schema.Boolean).annotate({ description: "The service serves pages for the workspace" }),
   embedUrl: Schema.optionalKey(text(2048)).annotate({
     description: "The page the workspace embeds full page (https); the hub adds the identity token as `wt`"
+  }),
+  appUrl: Schema.optionalKey(text(2048)).annotate({
+    description: "The service's own web app (https), which the workspace links to; people sign in there through the hub"
   })
 }).annotate({ identifier: "ServiceRegistration" })
 

@@ -9,7 +9,10 @@ const WorkspaceApp = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   pages: Schema.Boolean,
-  embedUrl: Schema.NullOr(Schema.String)
+  embedUrl: Schema.NullOr(Schema.String),
+  appUrl: Schema.NullOr(Schema.String).annotate({
+    description: "The app's own web app, which the workspace links to; people sign in there through the hub"
+  })
 }).annotate({ identifier: "WorkspaceApp" })
 
 const ServiceId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(32))

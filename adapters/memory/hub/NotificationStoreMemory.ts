@@ -6,7 +6,13 @@ import {
   type Delivery,
   type DeliveryOutcome
 } from "../../../core/hub/Deliveries.ts"
-import { NotificationStore, type Notification } from "../../../core/hub/NotificationStore.ts"
+import {
+  NotificationStore,
+  settled,
+  settledReason,
+  settles,
+  type Notification
+} from "../../../core/hub/NotificationStore.ts"
 
 const byC = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const newestFirst = (a: Notification, b: Notification) => byC(b.createdAt, a.createdAt) || byC(b.id, a.id)
@@ -88,6 +94,25 @@ export const NotificationStoreMemory = Layer.effectContext(
               notifications.set(n.id, { ...n, readAt: atIso })
               count++
             }
+          }
+          return count
+        }),
+      settle: (settlements) =>
+        Effect.sync(() => {
+          let count = 0
+          for (const n of notifications.values()) {
+            const applying = settlements.filter((settlement) => settles(settlement, n))
+            if (applying.length === 0) continue
+            notifications.set(
+              n.id,
+              applying.reduce((current, settlement) => settled(settlement, current), n)
+            )
+            for (const row of deliveries.values()) {
+              if (row.notificationId === n.id && row.status === "pending") {
+                Object.assign(row, { status: "cancelled", lastError: settledReason })
+              }
+            }
+            count++
           }
           return count
         })

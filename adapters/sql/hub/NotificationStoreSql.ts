@@ -1,6 +1,11 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { NotificationStore, type Notification } from "../../../core/hub/NotificationStore.ts"
+import {
+  NotificationStore,
+  settledReason,
+  type Notification,
+  type Settlement
+} from "../../../core/hub/NotificationStore.ts"
 
 export const NotificationRow = Schema.Struct({
   id: Schema.String,
@@ -66,6 +71,36 @@ export const fileIfAbsent = (sql: SqlClient.SqlClient, list: ReadonlyArray<Notif
       created_at timestamptz, read_at timestamptz)
     ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
 }
+
+/**
+ * The statement that applies `settlements` to the notifications filed before it (every user's), answering the
+ * ids it changed: found by service and link (0016_notifications_by_link.ts), narrowed to the categories named.
+ * Also a part of the processor's one-statement filing (NotificationFilingSql.ts), where it does not see the
+ * notifications that same statement files: the processor files those settled already. `cancelSettled` goes
+ * beside it, in the same statement.
+ */
+export const settleFiled = (sql: SqlClient.SqlClient, settlements: ReadonlyArray<Settlement>) => {
+  const rows = settlements.map((s) => ({
+    service: s.service,
+    url: s.url,
+    categories: s.categories,
+    body: s.body,
+    at: s.atIso
+  }))
+  return sql<{ readonly id: string }>`
+    UPDATE hub.notifications AS n
+    SET read_at = coalesce(n.read_at, s.at), body = coalesce(s.body, n.body)
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(service text, url text, categories jsonb,
+      body text, at timestamptz)
+    WHERE n.service = s.service AND n.url = s.url
+      AND (jsonb_array_length(s.categories) = 0 OR n.category IN (SELECT jsonb_array_elements_text(s.categories)))
+    RETURNING n.id`
+}
+
+/** The statement cancelling the pending deliveries of the notifications the CTE `settled` names. */
+export const cancelSettled = (sql: SqlClient.SqlClient, settled: string) =>
+  sql`UPDATE hub.deliveries SET status = 'cancelled', last_error = ${settledReason}
+    WHERE status = 'pending' AND notification_id IN (SELECT id FROM ${sql(settled)})`
 
 /**
  * The NotificationStore port over `hub.notifications` (0005_notifications.ts, 0008_deliveries.ts). Filing is
@@ -169,7 +204,16 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
           WHERE user_id = ${userId} AND read_at IS NULL RETURNING id`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
-        )
+        ),
+      settle: (settlements) =>
+        settlements.length === 0
+          ? Effect.succeed(0)
+          : sql<{ readonly id: string }>`
+              WITH s AS (${settleFiled(sql, settlements)}), c AS (${cancelSettled(sql, "s")})
+              SELECT id FROM s`.pipe(
+              Effect.map((rows) => rows.length),
+              Effect.orDie
+            )
     })
   })
 )

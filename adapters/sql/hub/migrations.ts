@@ -12,6 +12,7 @@ import { orgChatWebhooksMigration } from "./0011_org_chat_webhooks.ts"
 import { signInRequestsMigration } from "./0012_sign_in_requests.ts"
 import { shortLinksMigration } from "./0014_short_links.ts"
 import { recordingGrantsMigration } from "./0015_recording_grants.ts"
+import { notificationsByLinkMigration } from "./0016_notifications_by_link.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
@@ -33,5 +34,6 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   orgChatWebhooksMigration,
   signInRequestsMigration,
   shortLinksMigration,
-  recordingGrantsMigration
+  recordingGrantsMigration,
+  notificationsByLinkMigration
 ]

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { ApiError } from "../shared/api.ts"
 import { Loading } from "../shared/components.tsx"
 import { navigate, useLocation } from "../shared/router.ts"
-import { api, call, type Me } from "./api.ts"
+import { api, call, workspaceUrl, type Me } from "./api.ts"
 import { Board, History, Inbox, Search, Sent } from "./ListPages.tsx"
 import { Meetings, ProjectPage, Projects } from "./Projects.tsx"
 import { Proposals } from "./Proposals.tsx"
@@ -122,6 +122,11 @@ const Signed = ({ me, signedOut }: { readonly me: Me; readonly signedOut: () => 
         <a class="brand" href="/">
           Task inbox
         </a>
+        {workspaceUrl !== undefined ? (
+          <a href={workspaceUrl} class="small">
+            Workspace
+          </a>
+        ) : null}
         <span class="muted small who">{me.user.name || me.user.email}</span>
         <button
           type="button"

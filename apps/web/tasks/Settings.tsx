@@ -1,24 +1,16 @@
 import { useEffect, useState } from "preact/hooks"
 import { Callout, Loading, useId, useLoad } from "../shared/components.tsx"
-import { api, channels, frequencies, type ApiKey, type Settings } from "./api.ts"
+import { api, workspaceUrl, type ApiKey, type Settings } from "./api.ts"
 import { formatDate, Problem, useMutation } from "./ui.tsx"
 
-const channelLabels: Readonly<Record<string, string>> = { email: "Email", slack: "Slack", none: "None" }
-const frequencyLabels: Readonly<Record<string, string>> = {
-  immediate: "As it happens",
-  daily: "Daily digest",
-  weekly: "Weekly digest"
-}
-
-/** Display and notification preferences. */
+/** Display preferences, and where the notification settings are: the workspace's, the only ones. */
 const Preferences = ({ saved }: { readonly saved: (settings: Settings) => void }) => {
   const loaded = useLoad("settings", api.settings)
   const [draft, setDraft] = useState<Settings | undefined>(undefined)
   const [message, setMessage] = useState<string | undefined>(undefined)
   const mutation = useMutation()
   const sentId = useId("show-sent")
-  const channelId = useId("channel")
-  const frequencyId = useId("frequency")
+  const notificationsId = useId("notifications")
   useEffect(() => setDraft(loaded.data?.settings), [loaded.data])
   if (draft === undefined)
     return loaded.error !== undefined ? <Problem error={loaded.error} retry={loaded.reload} /> : <Loading />
@@ -51,41 +43,18 @@ const Preferences = ({ saved }: { readonly saved: (settings: Settings) => void }
           Show “Sent” in the navigation
         </label>
       </fieldset>
-      <fieldset>
-        <legend>Notifications</legend>
-        <div class="field">
-          <label for={channelId}>Channel</label>
-          <select
-            id={channelId}
-            value={draft.notifications.channel}
-            onChange={(event) =>
-              setDraft({ ...draft, notifications: { ...draft.notifications, channel: event.currentTarget.value } })
-            }
-          >
-            {channels.map((value) => (
-              <option key={value} value={value}>
-                {channelLabels[value]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for={frequencyId}>Frequency</label>
-          <select
-            id={frequencyId}
-            value={draft.notifications.frequency}
-            onChange={(event) =>
-              setDraft({ ...draft, notifications: { ...draft.notifications, frequency: event.currentTarget.value } })
-            }
-          >
-            {frequencies.map((value) => (
-              <option key={value} value={value}>
-                {frequencyLabels[value]}
-              </option>
-            ))}
-          </select>
-        </div>
-      </fieldset>
+      <section class="stack" aria-labelledby={notificationsId}>
+        <h2 id={notificationsId}>Notifications</h2>
+        <p>
+          How you are notified of tasks (email as it comes or as a digest, chat, this browser) is set once for every
+          app, in your workspace's notification settings: those decide.
+        </p>
+        {workspaceUrl !== undefined ? (
+          <p>
+            <a href={`${workspaceUrl}settings`}>Open your notification settings</a>
+          </p>
+        ) : null}
+      </section>
       {message !== undefined ? <Callout tone="success">{message}</Callout> : null}
       <Problem error={mutation.error} retry={mutation.retry} />
       <p>

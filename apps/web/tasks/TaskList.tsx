@@ -65,12 +65,20 @@ const doneMessage = (answer: BulkResult, action: BulkAction) => {
   return answer.failedCount > 0 ? `${changed} ${answer.failedCount} could not be changed.` : changed
 }
 
-/** The actions on the tasks ticked in a list. */
+/** Accepting or rejecting applies only to tasks nobody has triaged yet (or that wait for information). */
+const untriaged = (task: Task) => task.triageStatus === "New" || task.triageStatus === "Needs More Info"
+
+/**
+ * The actions on the tasks ticked in a list: Accept and Reject while every one of them is still to triage (on
+ * the board, an accepted task is only marked done), Mark done always.
+ */
 const BulkBar = ({
   selected,
+  triage,
   done
 }: {
   readonly selected: ReadonlyArray<string>
+  readonly triage: boolean
   readonly done: (message: string) => void
 }) => {
   const [choice, setChoice] = useState<BulkAction | undefined>(undefined)
@@ -99,17 +107,21 @@ const BulkBar = ({
         {selected.length} selected
       </p>
       <div class="actions">
-        <button type="button" aria-expanded={choice === "accept"} onClick={() => setChoice("accept")}>
-          Accept selected
-        </button>
-        <button type="button" aria-expanded={choice === "reject"} onClick={() => setChoice("reject")}>
-          Reject selected
-        </button>
+        {triage ? (
+          <>
+            <button type="button" aria-expanded={choice === "accept"} onClick={() => setChoice("accept")}>
+              Accept selected
+            </button>
+            <button type="button" aria-expanded={choice === "reject"} onClick={() => setChoice("reject")}>
+              Reject selected
+            </button>
+          </>
+        ) : null}
         <button type="button" disabled={mutation.pending} onClick={() => submit("done")}>
           Mark selected done
         </button>
       </div>
-      {choice === "accept" ? (
+      {triage && choice === "accept" ? (
         <form
           class="stack"
           onSubmit={(event) => {
@@ -123,7 +135,7 @@ const BulkBar = ({
           </button>
         </form>
       ) : null}
-      {choice === "reject" ? (
+      {triage && choice === "reject" ? (
         <form
           onSubmit={(event) => {
             event.preventDefault()
@@ -201,6 +213,7 @@ export const TaskList = ({
       {bulk && present.length > 0 ? (
         <BulkBar
           selected={present}
+          triage={tasks.filter((task) => present.includes(task.id)).every(untriaged)}
           done={(text) => {
             setSelected([])
             setMessage(text)

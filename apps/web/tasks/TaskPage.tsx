@@ -15,6 +15,22 @@ const moves: ReadonlyArray<{ readonly move: Move; readonly label: string }> = [
   { move: "delegate", label: "Delegate" }
 ]
 
+/**
+ * The moves that make sense for a task as it is now: an untriaged task (or one waiting for information) all
+ * of them; an accepted one is handed on or archived; a rejected one may still be accepted or archived; an
+ * archived one none (only the record store brings it back).
+ */
+export const movesFor = (task: Task): ReadonlyArray<(typeof moves)[number]> => {
+  if (task.isArchived) return []
+  const allowed: ReadonlyArray<Move> =
+    task.triageStatus === "Accepted"
+      ? ["delegate", "archive"]
+      : task.triageStatus === "Rejected"
+        ? ["accept", "archive"]
+        : ["accept", "reject", "needsInfo", "archive", "delegate"]
+  return moves.filter((entry) => allowed.includes(entry.move))
+}
+
 /** The form of one triage move; `done` gets the task as the server changed it and what to tell the person. */
 const MoveForm = ({
   task,
@@ -231,8 +247,9 @@ export const TaskPage = ({ taskId }: { readonly taskId: string }) => {
       {message !== undefined ? <Callout tone="success">{message}</Callout> : null}
       <section class="stack" aria-labelledby="triage-heading">
         <h2 id="triage-heading">Triage</h2>
+        {movesFor(task).length === 0 ? <p class="muted">Archived: no triage move applies.</p> : null}
         <div class="actions triage-actions">
-          {moves.map(({ move, label }) => (
+          {movesFor(task).map(({ move, label }) => (
             <button
               key={move}
               ref={(element) => {

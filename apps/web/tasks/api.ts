@@ -1,4 +1,5 @@
 import { ApiError, request } from "../shared/api.ts"
+import { safeHref } from "../shared/router.ts"
 
 /**
  * The task inbox's own API, called with the `tasks_session` cookie on the app's own origin. Its errors are
@@ -124,11 +125,14 @@ export const priorities = [
   "P3: Low Priority",
   "P4: Lowest Priority"
 ] as const
-export const channels = ["email", "slack", "none"] as const
-export const frequencies = ["immediate", "daily", "weekly"] as const
 
 /** Sends a request with the session cookie; answers the parsed JSON body, or throws an ApiError. */
 export const call = request
+
+/** The hub's workspace, where people sign in and keep their notification settings (from the served page). */
+export const workspaceUrl: string | undefined = safeHref(
+  document.querySelector<HTMLMetaElement>('meta[name="hitl-workspace-url"]')?.content
+)
 
 /** The field messages of a validation failure, if the error is one. */
 export const fieldMessages = (error: unknown): ReadonlyArray<readonly [string, string]> =>

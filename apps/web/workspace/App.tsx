@@ -3,7 +3,7 @@ import { ApiError, getData, request } from "../shared/api.ts"
 import { ErrorMessage, Loading, useLoad } from "../shared/components.tsx"
 import { navigate, useLocation } from "../shared/router.ts"
 import { AppHome, AppPage } from "./AppPage.tsx"
-import { Home } from "./Home.tsx"
+import { appHref, Home } from "./Home.tsx"
 import { Settings } from "./Settings.tsx"
 import { SignIn } from "./SignIn.tsx"
 import type { Me, WorkspaceApp } from "./types.ts"
@@ -49,7 +49,13 @@ const Workspace = ({ me, signedOut }: { readonly me: Me; readonly signedOut: () 
   if (parts.length === 0) content = <Home me={me} apps={apps.data} />
   else if (serviceId !== undefined && pageId !== undefined && parts.length === 3)
     content = <AppPage serviceId={serviceId} pageId={pageId} search={location.search} app={app} />
-  else if (serviceId !== undefined && parts.length === 2) content = <AppHome serviceId={serviceId} app={app} />
+  else if (serviceId !== undefined && parts.length === 2)
+    content =
+      apps.data === undefined && apps.error === undefined ? (
+        <Loading />
+      ) : (
+        <AppHome key={serviceId} serviceId={serviceId} app={app} />
+      )
   else if (parts.length === 1 && parts[0] === "settings") content = <Settings apps={apps.data} />
   else content = <NotFound />
 
@@ -73,11 +79,7 @@ const Workspace = ({ me, signedOut }: { readonly me: Me; readonly signedOut: () 
             Home
           </a>
           {(apps.data ?? []).map((entry) => (
-            <a
-              key={entry.id}
-              href={`/apps/${encodeURIComponent(entry.id)}`}
-              aria-current={entry.id === serviceId ? "page" : undefined}
-            >
+            <a key={entry.id} href={appHref(entry)} aria-current={entry.id === serviceId ? "page" : undefined}>
               {entry.name}
             </a>
           ))}

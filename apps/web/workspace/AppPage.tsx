@@ -34,8 +34,35 @@ const IssuedSecret = ({ secret }: { readonly secret: string }) => (
   </div>
 )
 
-/** `/apps/<serviceId>`: the app's first page, or its embed when it has no pages. */
-export const AppHome = ({ serviceId, app }: { readonly serviceId: string; readonly app: WorkspaceApp | undefined }) => {
+/** An app without pages in the workspace: a way to its own web app, or to its embed. */
+const AppWithoutPages = ({ app }: { readonly app: WorkspaceApp }) => {
+  const [error, setError] = useState<unknown>(undefined)
+  const own = safeHref(app.appUrl)
+  useEffect(() => {
+    document.title = app.name
+  }, [app.name])
+  return (
+    <div class="stack">
+      <h1>{app.name}</h1>
+      {app.embedUrl !== null ? (
+        <button type="button" class="primary" onClick={() => openEmbed(app).catch(setError)}>
+          Open {app.name}
+        </button>
+      ) : own !== undefined ? (
+        <p>
+          <a class="button primary" href={own}>
+            Open {app.name}
+          </a>
+        </p>
+      ) : (
+        <p class="muted">This app has no pages.</p>
+      )}
+      <ErrorMessage error={error} />
+    </div>
+  )
+}
+
+const PagesHome = ({ serviceId, app }: { readonly serviceId: string; readonly app: WorkspaceApp | undefined }) => {
   const pages = useLoad(`pages:${serviceId}`, (signal) =>
     getData<{ pages: ReadonlyArray<PageEntry> }>(`${appPath(serviceId)}/pages`, signal)
   )
@@ -61,6 +88,10 @@ export const AppHome = ({ serviceId, app }: { readonly serviceId: string; readon
     </div>
   )
 }
+
+/** `/apps/<serviceId>`: the app's first page, or a way to its embed or its own web app when it has no pages. */
+export const AppHome = ({ serviceId, app }: { readonly serviceId: string; readonly app: WorkspaceApp | undefined }) =>
+  app !== undefined && !app.pages ? <AppWithoutPages app={app} /> : <PagesHome serviceId={serviceId} app={app} />
 
 /** `/apps/<serviceId>/<pageId>`: one page of an app, its blocks, and its actions. */
 export const AppPage = (props: {

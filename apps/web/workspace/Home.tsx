@@ -121,11 +121,24 @@ export const openEmbed = async (app: WorkspaceApp) => {
   window.location.assign(target)
 }
 
+/**
+ * Where an app's entry leads: its pages (or its embed) in the workspace, else its own web app, where the person
+ * signs in through the hub.
+ */
+export const appHref = (app: WorkspaceApp): string => {
+  const inside = `/apps/${encodeURIComponent(app.id)}`
+  if (app.pages || app.embedUrl !== null) return inside
+  return safeHref(app.appUrl) ?? inside
+}
+
 const AppCard = ({ app }: { readonly app: WorkspaceApp }) => {
   const [error, setError] = useState<unknown>(undefined)
+  const own = safeHref(app.appUrl)
+  const href = appHref(app)
   return (
     <li class="card">
-      <h3>{app.pages ? <a href={`/apps/${encodeURIComponent(app.id)}`}>{app.name}</a> : app.name}</h3>
+      <h3>{app.pages || href === own ? <a href={href}>{app.name}</a> : app.name}</h3>
+      {own !== undefined && href !== own ? <a href={own}>Open the {app.name} app</a> : null}
       {app.embedUrl !== null ? (
         <button type="button" onClick={() => openEmbed(app).catch(setError)}>
           Open {app.name}

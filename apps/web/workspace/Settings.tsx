@@ -91,6 +91,9 @@ export const Settings = ({ apps }: { readonly apps: ReadonlyArray<WorkspaceApp> 
   return (
     <div class="stack">
       <h1>Notification settings</h1>
+      <p class="muted">
+        These settings decide how every app notifies you, the task inbox and decisions alike: they are the only ones.
+      </p>
       <form
         class="stack"
         onSubmit={(event) => {

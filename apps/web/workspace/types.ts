@@ -27,6 +27,7 @@ export interface WorkspaceApp {
   readonly name: string
   readonly pages: boolean
   readonly embedUrl: string | null
+  readonly appUrl: string | null
 }
 
 export interface PageEntry {

@@ -66,26 +66,60 @@ const statusCallout = (view: DecisionPageView): Array<Block> => {
   return blocks
 }
 
-const optionActions = (decision: Decision): Array<PageAction> => [
-  ...decision.options.map((option): PageAction => ({
-    actionId: actionId({ _tag: "Choose", decisionId: decision.id, optionId: option.id }),
-    label: option.label,
-    style: decision.defaultOptionId === option.id ? "primary" : "default",
-    ...(option.consequence === undefined || option.consequence === ""
-      ? option.description === undefined || option.description === ""
-        ? {}
-        : { description: option.description }
-      : { description: option.consequence }),
-    confirm: `Choose "${option.label}"?`
-  })),
-  {
-    actionId: actionId({ _tag: "Decline", decisionId: decision.id }),
-    label: "Decline",
-    style: "danger",
-    description: "Resolve the decision without choosing any option.",
-    confirm: "Decline this decision?"
-  }
-]
+/** What is said under an option's label: its description and its consequence. */
+const optionDetail = (option: Decision["options"][number]): string | undefined => {
+  const detail = [option.description, option.consequence].filter((t) => t !== undefined && t !== "").join(" · ")
+  return detail === "" ? undefined : detail
+}
+
+/** One button per option, each primary: choosing is what the page is for. */
+const optionActions = (decision: Decision): Array<PageAction> =>
+  decision.options.map((option): PageAction => {
+    const detail = [optionDetail(option), decision.defaultOptionId === option.id ? "Applied at expiry" : undefined]
+      .filter((t) => t !== undefined)
+      .join(" · ")
+    return {
+      actionId: actionId({ _tag: "Choose", decisionId: decision.id, optionId: option.id }),
+      label: option.label,
+      style: "primary",
+      ...(detail === "" ? {} : { description: detail }),
+      confirm: `Choose "${option.label}"?`
+    }
+  })
+
+/** Declining is a way out, not the answer the page asks for: a plain button on its own row, after the options. */
+const declineAction = (decision: Decision): PageAction => ({
+  actionId: actionId({ _tag: "Decline", decisionId: decision.id }),
+  label: "Decline",
+  style: "default",
+  confirm: "Decline this decision without choosing any option?"
+})
+
+/** Who can answer a decision still open sees its options once, as buttons; everyone else reads them as a list. */
+const offersOptions = (view: DecisionPageView): boolean => isOpen(view.decision.status) && view.canAct
+
+const optionsList = (view: DecisionPageView): Array<Block> => {
+  const { decision } = view
+  if (offersOptions(view)) return []
+  return [
+    { type: "heading", text: "Options", level: 2 },
+    {
+      type: "list",
+      items: decision.options.map((o) => {
+        const detail = optionDetail(o)
+        return {
+          title: o.label,
+          ...(detail === undefined ? {} : { subtitle: detail }),
+          ...(decision.resolution?.optionId === o.id
+            ? { badge: "Chosen" }
+            : decision.defaultOptionId === o.id
+              ? { badge: "Default" }
+              : {})
+        }
+      })
+    }
+  ]
+}
 
 const decideBlocks = (view: DecisionPageView): Array<Block> => {
   const { decision } = view
@@ -101,7 +135,8 @@ const decideBlocks = (view: DecisionPageView): Array<Block> => {
   }
   const blocks: Array<Block> = [
     { type: "heading", text: "Decide", level: 2 },
-    { type: "actionRow", actions: optionActions(decision) },
+    { type: "actionRow", label: "Options", actions: optionActions(decision) },
+    { type: "actionRow", label: "Other answers", actions: [declineAction(decision)] },
     {
       type: "form",
       id: "choose-with-rationale",
@@ -248,14 +283,15 @@ const historyBlocks = (decision: Decision): Array<Block> =>
       ]
 
 /**
- * A decision's page: its title, status, the caller's markdown body (rendered sanitized by the workspace,
- * never as HTML), facts, links, one action per option (its consequence as the description) and Decline for
- * those who may act, a question form, the routing form, and the record actions' statuses.
+ * A decision's page: its title (the document's, which the workspace shows as the page's heading), status, the
+ * caller's markdown body (rendered sanitized by the workspace, never as HTML), facts, links, its options once:
+ * for those who may act on an open decision one primary button per option (its description and consequence
+ * under it), then Decline, smaller, on a row of its own; for everyone else a list (the chosen and the default
+ * marked). Then a question form, the routing form, and the record actions' statuses.
  */
 export const decisionPage = (view: DecisionPageView): PageDocument => {
   const { decision } = view
   const blocks: Array<Block> = [
-    { type: "heading", text: decision.title, level: 1 },
     ...statusCallout(view),
     {
       type: "statGroup",
@@ -275,20 +311,7 @@ export const decisionPage = (view: DecisionPageView): PageDocument => {
       : [{ type: "text" as const, format: "markdown" as const, text: decision.body }]),
     ...factsBlocks(decision),
     ...linksBlocks(decision.links),
-    {
-      type: "list",
-      items: decision.options.map((o) => ({
-        title: o.label,
-        ...(o.description === undefined && o.consequence === undefined
-          ? {}
-          : { subtitle: [o.description, o.consequence].filter((t) => t !== undefined && t !== "").join(" · ") }),
-        ...(decision.resolution?.optionId === o.id
-          ? { badge: "Chosen" }
-          : decision.defaultOptionId === o.id
-            ? { badge: "Default" }
-            : {})
-      }))
-    },
+    ...optionsList(view),
     ...decideBlocks(view),
     ...questionsBlocks(decision),
     ...routeBlocks(view),
