@@ -2,6 +2,7 @@ import type { HttpServerResponse } from "effect/http"
 import { withSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
 import { Sessions } from "../../core/hub/Sessions.ts"
 import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import type { OrganizationStatuses } from "../../core/events/OrganizationStatuses.ts"
 import { HubEventPublisherInProcess } from "../../adapters/http/HubEventPublisherInProcess.ts"
 import { FetchHttpClient } from "effect/http"
 import { Otlp, PrometheusMetrics } from "effect/observability"
@@ -70,6 +71,7 @@ export type DecisionsData = Layer.Layer<
   | ProducerOutbox
   | OrganizationAdmins
   | McpSessionStore
+  | OrganizationStatuses
   | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
@@ -166,6 +168,8 @@ export const makeServer = (options: ServerOptions) => {
     hubSecretsKey: secrets.HUB_SECRETS_KEY,
     decisionsSecretsKey: secrets.DECISIONS_SECRETS_KEY,
     tasksSecretsKey: secrets.TASKS_SECRETS_KEY,
+    decisionsSigningKey: secrets.DECISIONS_SIGNING_KEY,
+    tasksSigningKey: secrets.TASKS_SIGNING_KEY,
     webDir: config.webDir
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }

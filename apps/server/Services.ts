@@ -1,4 +1,5 @@
 import { Effect, Layer, Redacted } from "effect"
+import { consumedFacts, FactIntake } from "../../core/events/FactIntake.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
 import { CallerBudget } from "../../adapters/http/decisions/CallerBudget.ts"
@@ -41,6 +42,13 @@ export interface ServiceSettings {
   readonly hubSecretsKey: Redacted.Redacted<string> | undefined
   readonly decisionsSecretsKey: Redacted.Redacted<string> | undefined
   readonly tasksSecretsKey: Redacted.Redacted<string> | undefined
+  /**
+   * The keys the decisions service and the task inbox sign their events with (`DECISIONS_SIGNING_KEY`,
+   * `TASKS_SIGNING_KEY`): the hub signs the facts it sends them with the same keys. Unset, facts are refused
+   * (503) and wait at the hub.
+   */
+  readonly decisionsSigningKey?: Redacted.Redacted<string> | undefined
+  readonly tasksSigningKey?: Redacted.Redacted<string> | undefined
   /** Where the built web apps are (`WEB_DIR`); unset, no web app is served (tests of the API alone). */
   readonly webDir?: string | undefined
 }
@@ -99,7 +107,7 @@ export const decisionsManifest: Manifest = {
     embed: null
   },
   emittedEvents: ["decisions.notification.created"],
-  consumesFacts: []
+  consumesFacts: consumedFacts
 }
 
 export const tasksManifest: Manifest = {
@@ -111,7 +119,7 @@ export const tasksManifest: Manifest = {
   workspaceRoute: "/tasks",
   capabilities: { notifications: true, deepLinks: true, embed: null },
   emittedEvents: ["tasks.notification.created"],
-  consumesFacts: []
+  consumesFacts: consumedFacts
 }
 
 /**
@@ -152,7 +160,9 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
   const http = serviceRoutes({
     api: DecisionsApi,
     handlers: Layer.mergeAll(
-      DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }),
+      DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }).pipe(
+        Layer.provide(FactIntake.layer({ signingKey: reveal(settings.decisionsSigningKey) }))
+      ),
       DecisionsHandlers
     ),
     errors: { dialect: "decisions", maxBodyBytes: 256 * kib }
@@ -181,7 +191,9 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
   serviceRoutes({
     api: TasksApi,
     handlers: Layer.mergeAll(
-      TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
+      TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }).pipe(
+        Layer.provide(FactIntake.layer({ signingKey: reveal(settings.tasksSigningKey) }))
+      ),
       TasksHandlers,
       TasksSignInHandlers(web)
     ),
