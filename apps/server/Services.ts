@@ -7,6 +7,7 @@ import { CallerAuthLayer, WorkspaceAuthLayer } from "../../adapters/http/decisio
 import { DecisionsHandlers, DecisionsUniformHandlers } from "../../adapters/http/decisions/Handlers.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
+import { HubContractApi } from "../../adapters/http/hub/ContractDocument.ts"
 import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
 import type { EmailSignInHttpConfig } from "../../adapters/http/hub/SignInHandlers.ts"
 import { oidcSignInRoutes, type OidcSignInOptions, type StartHubSession } from "../../adapters/http/hub/OidcSignIn.ts"
@@ -138,7 +139,9 @@ export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
       callsPerMinute: hub.callsPerMinute,
       signIn: hub.signIn
     }),
-    errors: { dialect: "hub", maxBodyBytes: 64 * kib }
+    errors: { dialect: "hub", maxBodyBytes: 64 * kib },
+    // The whole contract in one document: the hub's routes and the uniform service contract.
+    document: HubContractApi
   }).pipe(
     Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: reveal(settings.hubSecretsKey) })),
     // The workspace: the web app people use the platform through, at `/`.
