@@ -54,6 +54,7 @@ import { seedFirstPartyCatalog } from "../../core/hub/FirstPartyCatalog.ts"
 import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
 import { FirstParty } from "./FirstParty.ts"
 import { HubDataSql, HubUseCases, HubWorkers } from "./HubLayers.ts"
+import { HubFactRelay } from "./HubFactsRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
@@ -276,6 +277,9 @@ export const makeServer = (options: ServerOptions) => {
   // The workers, the first-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(
     HubWorkers(config.hubWorkerPollMillis),
+    HubFactRelay({ pollMillis: config.hubWorkerPollMillis, retrySchedule: config.hubFactRetrySchedule }).pipe(
+      Layer.provide(ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
+    ),
     Layer.effectDiscard(seedFirstPartyCatalog).pipe(
       Layer.provide(
         FirstParty({

@@ -44,9 +44,12 @@ export const OrganizationStatusChanged = Schema.Struct({
 }).annotate({ identifier: "OrganizationStatusChanged" })
 export type OrganizationStatusChanged = typeof OrganizationStatusChanged.Type
 
-/** `data` of `subject.tier.changed`: the person's tier now, and the organization it comes from. */
+/**
+ * `data` of `subject.tier.changed`: the person's tier now, and the organization it comes from (their first
+ * active organization; null when they have none, and are on the free tier).
+ */
 export const SubjectTierChanged = Schema.Struct({
-  organizationId: bounded(64),
+  organizationId: Schema.NullOr(bounded(64)),
   tier: Tier,
   changedAt: IsoDateTime
 }).annotate({ identifier: "SubjectTierChanged" })

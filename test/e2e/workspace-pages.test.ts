@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
+import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { embeddedPage, type EmbedSessionConfig } from "../../adapters/http/EmbedSession.ts"
 import { HubPersonAuthLayer, hubSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
@@ -99,8 +101,8 @@ const thirdPartyRoutes = (credentials: () => { readonly apiKey: string; readonly
 /** The hub's stores on memory, or on a fresh migrated database of the backend. */
 const hubStorage = (backend: SqlBackend | undefined) =>
   backend === undefined
-    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, HubSignInStoresMemory, TransactionsMemory)
-    : Layer.mergeAll(DirectorySql, ServiceStoreSql, HubSignInStoresSql, TransactionsSql).pipe(
+    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, FactOutboxMemory, HubSignInStoresMemory, TransactionsMemory)
+    : Layer.mergeAll(DirectorySql, ServiceStoreSql, FactOutboxSql, HubSignInStoresSql, TransactionsSql).pipe(
         Layer.provide(migrationsLayer("hub", hubMigrations)),
         Layer.provide(backend.layer)
       )

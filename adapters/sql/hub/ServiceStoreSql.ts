@@ -18,6 +18,7 @@ const RegisteredServiceDoc = Schema.Struct({
   firstParty: Schema.Boolean,
   pages: Schema.optionalKey(Schema.Boolean),
   embedUrl: Schema.optionalKey(Schema.String),
+  consumesFacts: Schema.optionalKey(Schema.Array(Schema.String)),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Number,

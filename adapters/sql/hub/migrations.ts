@@ -9,12 +9,13 @@ import { oidcArtifactsTable } from "./0007_oidc_artifacts.ts"
 import { deliveriesMigration } from "./0008_deliveries.ts"
 import { catalogPatternsMigration } from "./0010_catalog_patterns.ts"
 import { orgChatWebhooksMigration } from "./0011_org_chat_webhooks.ts"
+import { factOutboxMigration } from "./0017_fact_outbox.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
  * installations, flags, preferences), the service registry, accepted events and the event catalog, the
  * notification feed, each channel's deliveries, push subscriptions and organizations' chat webhooks, sessions, sign-in links, the
- * mail outbox and the artifacts of the hub's OpenID provider.
+ * mail outbox, the artifacts of the hub's OpenID provider and the outbox of facts for services.
  */
 export const hubMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("hub", 1),
@@ -26,5 +27,6 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   oidcArtifactsTable,
   deliveriesMigration,
   catalogPatternsMigration,
-  orgChatWebhooksMigration
+  orgChatWebhooksMigration,
+  factOutboxMigration
 ]
