@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes, randomUUID } from "node:crypto"
+import { spawn } from "node:child_process"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import { afterEach, assert, describe, it } from "vitest"
 import { acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
@@ -96,6 +97,20 @@ const setArchived = async (p: Platform, orgId: string, archived: boolean) => {
   assert.strictEqual(answer.json.data.org.status, archived ? "archived" : "active")
 }
 
+/** The operator CLI (`npm run cli`) against the running hub, with the server's data directory (its admin key). */
+const cli = (dataDir: string, args: ReadonlyArray<string>) =>
+  new Promise<{ readonly code: number | null; readonly output: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/cli.ts", ...args], {
+      cwd: process.cwd(),
+      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.once("exit", (code) => resolve({ code, output }))
+  })
+
 const allAre = (expected: number, calls: ReadonlyArray<() => Promise<number>>) => async () => {
   const statuses = await Promise.all(calls.map((call) => call()))
   return statuses.every((s) => s === expected) ? statuses : undefined
@@ -116,7 +131,10 @@ describe.each(databases)("facts from the hub to the services ($name)", ({ url: s
     await setArchived(p, orgId, true)
     assert.deepStrictEqual(await until("Acme refused everywhere", allAre(401, all)), [401, 401, 401])
 
-    await setArchived(p, orgId, false)
+    // Reactivated with the CLI, which calls the same operator route.
+    const hub = `http://127.0.0.1:${server.ports.hub}`
+    const reactivated = await cli(env.DATA_DIR, ["org", "update", "--org", orgId, "--archived", "false", "--hub", hub])
+    assert.strictEqual(reactivated.code, 0, reactivated.output)
     assert.deepStrictEqual(await until("Acme served again", allAre(200, all)), [200, 200, 200])
 
     // The hub publishes the whole contract: its routes and the uniform service contract, facts included.
