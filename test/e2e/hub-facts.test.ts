@@ -1,11 +1,9 @@
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { spawn } from "node:child_process"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import { afterEach, assert, describe, it } from "vitest"
 import { acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
+import { freshPostgres, serverDatabases } from "../support/ServerDatabases.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 
 /**
@@ -24,25 +22,11 @@ afterEach(async () => {
 })
 
 /** A database of its own on the Postgres server, dropped after the test. */
-const freshPostgres = async (serverUrl: string) => {
-  const name = `hitl_facts_${randomBytes(5).toString("hex")}`
-  const admin = (statement: (sql: PgClient.PgClient) => Effect.Effect<unknown, unknown>) =>
-    Effect.runPromise(
-      Effect.scoped(
-        Effect.flatMap(PgClient.make({ url: Redacted.make(serverUrl), maxConnections: 1 }), statement)
-      ).pipe(Effect.provide(Reactivity.layer)) as Effect.Effect<unknown>
-    )
-  await admin((sql) => sql`CREATE DATABASE ${sql(name)}`)
-  cleanups.push(() => admin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined))
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.toString()
+const freshDatabase = async (serverUrl: string) => {
+  const database = await freshPostgres(serverUrl, "facts")
+  cleanups.push(database.drop)
+  return database.url
 }
-
-const databases = [
-  { name: "embedded database", url: undefined as string | undefined },
-  ...(process.env["DATABASE_URL"] ? [{ name: "Postgres server", url: process.env["DATABASE_URL"] }] : [])
-]
 
 /** A busy machine can take more than the default minute to start the server. */
 const slowStart = { readyWithinMillis: 240_000 }
@@ -51,7 +35,7 @@ const machineKey = `machine-${randomUUID()}`
 
 const environment = async (serverUrl: string | undefined, extra: Record<string, string> = {}) => ({
   DATA_DIR: tempDataDir(),
-  ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshPostgres(serverUrl) }),
+  ...(serverUrl === undefined ? {} : { DATABASE_URL: await freshDatabase(serverUrl) }),
   HUB_WORKER_POLL_MS: "100",
   HUB_FACT_RETRY_SCHEDULE: "0.5",
   // The task inbox's operator key acts for Ann, a member of Acme.
@@ -116,7 +100,7 @@ const allAre = (expected: number, calls: ReadonlyArray<() => Promise<number>>) =
   return statuses.every((s) => s === expected) ? statuses : undefined
 }
 
-describe.each(databases)("facts from the hub to the services ($name)", ({ url: serverUrl }) => {
+describe.each(serverDatabases)("facts from the hub to the services ($name)", ({ url: serverUrl }) => {
   it("a suspended organization's keys and tokens are refused by decisions and the task inbox until it is active", async () => {
     const env = await environment(serverUrl)
     const server = await startServer(env, slowStart)
