@@ -45,6 +45,30 @@ const withOrg = (memberships: ReadonlyArray<MemberOfOrg>, org: Organization) =>
   memberships.map((m) => (m.org.id === org.id ? { ...m, org } : m))
 
 /**
+ * What a change of one person's memberships (joining or leaving an organization) tells the services: their
+ * tier, when it changed (`subject.tier.changed`, as `organizationFacts` words it). Pure.
+ */
+export const membershipFacts = (change: {
+  readonly email: string
+  readonly before: ReadonlyArray<MemberOfOrg>
+  readonly after: ReadonlyArray<MemberOfOrg>
+  readonly services: ReadonlyArray<RegisteredService>
+  readonly changedAt: string
+}): ReadonlyArray<FactForService> => {
+  const was = tierOf(change.before)
+  const now = tierOf(change.after)
+  if (was.tier === now.tier) return []
+  return consumersOf(change.services, subjectTierChanged).map((service) => ({
+    service,
+    fact: {
+      fact: subjectTierChanged,
+      subject: { email: change.email, ...(now.orgId === null ? {} : { companyId: now.orgId }) },
+      data: { organizationId: now.orgId, tier: now.tier, changedAt: change.changedAt }
+    }
+  }))
+}
+
+/**
  * What an organization's change tells the services, one fact per person and service. Its status changed
  * (active, archived, merged, deleted): `organization.status.changed` about each member. A member's tier
  * changed (the organization's tier, or it is no longer, or is again, their first active organization):

@@ -7,7 +7,7 @@ import { IdGenerator } from "../kernel/Ids.ts"
 import { scheduled, type RetryPolicy } from "../kernel/RetryPolicy.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Directory, type Organization } from "./Directory.ts"
-import { consumersOf, organizationFacts } from "./FactFanOut.ts"
+import { consumersOf, membershipFacts, organizationFacts, type FactForService } from "./FactFanOut.ts"
 import { Registry } from "./Registry.ts"
 import { ServiceStore } from "./ServiceStore.ts"
 import { ServiceCalls } from "./Workspace.ts"
@@ -33,6 +33,14 @@ export class HubFacts extends Context.Service<
      * consumes a fact.
      */
     readonly organizationChanged: (before: Organization, after: Organization) => Effect.Effect<void>
+    /**
+     * Runs `change` (adding or removing one of the person's memberships) and enqueues, in the same unit of
+     * work, the tier fact it implies for them. Nothing more is read when no service consumes it.
+     */
+    readonly membershipChange: <A, E, R>(
+      person: { readonly id: string; readonly email: string },
+      change: Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E, R>
   }
 >()("core/hub/HubFacts") {
   static readonly layer: Layer.Layer<HubFacts, never, Directory | ServiceStore | FactOutbox | IdGenerator> =
@@ -43,7 +51,42 @@ export class HubFacts extends Context.Service<
         const services = yield* ServiceStore
         const outbox = yield* FactOutbox
         const ids = yield* IdGenerator
+        const enqueueAll = (facts: ReadonlyArray<FactForService>, nowMs: number) =>
+          Effect.forEach(
+            facts,
+            ({ service, fact }) =>
+              Effect.flatMap(ids.next, (id) =>
+                outbox.enqueue({
+                  id,
+                  type: fact.fact,
+                  service,
+                  occurredAt: isoAt(nowMs),
+                  subject: fact.subject,
+                  data: fact.data,
+                  contractVersion: "v1"
+                })
+              ),
+            { discard: true }
+          )
         return HubFacts.of({
+          membershipChange: (person, change) =>
+            Effect.gen(function* () {
+              const registered = yield* services.list()
+              if (consumersOf(registered, subjectTierChanged).length === 0) return yield* change
+              const before = yield* directory.membershipsOf(person.id)
+              const result = yield* change
+              const after = yield* directory.membershipsOf(person.id)
+              const nowMs = yield* Clock.currentTimeMillis
+              const facts = membershipFacts({
+                email: person.email,
+                before,
+                after,
+                services: registered,
+                changedAt: isoAt(nowMs)
+              })
+              yield* enqueueAll(facts, nowMs)
+              return result
+            }),
           organizationChanged: Effect.fn("HubFacts.organizationChanged")(function* (
             before: Organization,
             after: Organization
@@ -63,17 +106,7 @@ export class HubFacts extends Context.Service<
             )
             const nowMs = yield* Clock.currentTimeMillis
             const facts = organizationFacts({ before, after, members, services: registered, changedAt: isoAt(nowMs) })
-            for (const { service, fact } of facts) {
-              yield* outbox.enqueue({
-                id: yield* ids.next,
-                type: fact.fact,
-                service,
-                occurredAt: isoAt(nowMs),
-                subject: fact.subject,
-                data: fact.data,
-                contractVersion: "v1"
-              })
-            }
+            yield* enqueueAll(facts, nowMs)
           })
         })
       })

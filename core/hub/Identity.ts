@@ -79,7 +79,10 @@ export class Identity extends Context.Service<
 
     readonly createUser: (input: UserCreate) => Effect.Effect<User, ValidationError | Conflict>
 
-    /** Conflict when the user is already a member, or the organization is deleted. */
+    /**
+     * Conflict when the user is already a member, or the organization is deleted. Joining or leaving may change
+     * the person's tier: that fact goes to the fact outbox in the caller's unit of work (`HubFacts`).
+     */
     readonly addMember: (
       orgId: string,
       input: { readonly email: string; readonly role: string }
@@ -221,7 +224,7 @@ export class Identity extends Context.Service<
               roles: [],
               createdAt: (yield* now).iso
             }
-            if ((yield* directory.addMember(membership)) === "already_member") {
+            if ((yield* facts.membershipChange(user, directory.addMember(membership))) === "already_member") {
               return yield* Effect.fail(new Conflict({ message: "The user is already a member of this organization." }))
             }
             return { user, membership }
@@ -240,7 +243,7 @@ export class Identity extends Context.Service<
         removeMember: (orgId, email) =>
           Effect.gen(function* () {
             const entry = yield* loadMember(orgId, email)
-            yield* directory.removeMember(orgId, entry.user.id)
+            yield* facts.membershipChange(entry.user, directory.removeMember(orgId, entry.user.id))
           }),
 
         install: (orgId, serviceId, grant) =>

@@ -70,7 +70,8 @@ const servicesLive = (p: Platform) =>
       const answers = await Promise.all(
         ["decisions", "tasks"].map((id) => p.hubAdmin("GET", `/api/v1/admin/services/${id}`))
       )
-      return answers.every((a) => a.json?.data?.service?.status === "live") ? true : undefined
+      const live = answers.every((a) => a.json?.data?.service?.status === "live")
+      return live ? answers.map((a) => a.json.data.service.consumesFacts) : undefined
     },
     120_000
   )
@@ -106,7 +107,8 @@ describe.each(serverDatabases)("facts from the hub to the services ($name)", ({ 
     const server = await startServer(env, slowStart)
     running.push(server)
     const p = await platform(server, env.DATA_DIR)
-    await servicesLive(p)
+    // Each service's manifest declares the fact; the operator sees it.
+    assert.deepStrictEqual(await servicesLive(p), [["organization.status.changed"], ["organization.status.changed"]])
     const { orgId, key } = await acme(p)
     const calls = acmeCalls(server, p, key, await p.token("ann@acme.test", orgId, "MEMBER"))
     const all = [calls.caller, calls.workspace, calls.tasks]

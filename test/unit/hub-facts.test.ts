@@ -245,6 +245,14 @@ const liveService = (id: string, consumesFacts: ReadonlyArray<string>) =>
 
 const sent: Array<ProbeRequest> = []
 
+/** Marks every pending fact sent, so a test sees only the facts it causes. */
+const drain = Effect.gen(function* () {
+  const outbox = yield* FactOutbox
+  for (const entry of yield* outbox.claimDue("2100-01-01T00:00:00Z", "2100-01-01T00:05:00Z", 100)) {
+    yield* outbox.record(entry.event.id, { _tag: "Delivered", at: "2100-01-01T00:00:00Z", statusCode: 202 })
+  }
+})
+
 layer(hubLayer(sent, 202))("the hub's facts, enqueued with the change and sent signed", (it) => {
   it.effect("archiving an organization enqueues a fact per member for the services that declare it", () =>
     Effect.gen(function* () {
@@ -258,7 +266,21 @@ layer(hubLayer(sent, 202))("the hub's facts, enqueued with the change and sent s
         yield* identity.createUser({ email, name: null })
         yield* identity.addMember(org.id, { email, role: "MEMBER" })
       }
-      // A name changes no fact.
+      // Joining their first organization moved each to its tier.
+      const joined = yield* outbox.pending(10)
+      assert.deepStrictEqual(
+        joined.map((row) => [row.service, row.type, row.subject.email, row.subject.companyId, row.data]),
+        ["ada@acme.test", "bob@acme.test"].map((email) => [
+          "other",
+          "subject.tier.changed",
+          email,
+          org.id,
+          { organizationId: org.id, tier: "monthly", changedAt: joined[0]!.occurredAt }
+        ])
+      )
+      yield* drain
+      // Setting the tier it has changes nothing, and tells nothing.
+      yield* identity.updateOrg(org.id, { tier: "monthly" })
       assert.deepStrictEqual(yield* outbox.pending(10), [])
 
       yield* identity.updateOrg(org.id, { archived: true })
@@ -293,9 +315,33 @@ layer(hubLayer(sent, 202))("the hub's facts, enqueued with the change and sent s
           nowSeconds: Number(request.headers["x-platform-timestamp"])
         })
       )
-      while ((yield* outbox.claimDue("2100-01-01T00:00:00Z", "2100-01-01T00:05:00Z", 10)).length > 0) {
-        /* drained */
-      }
+      yield* drain
+    })
+  )
+
+  it.effect("leaving or joining an organization tells the person's new tier to the services that declare it", () =>
+    Effect.gen(function* () {
+      const identity = yield* Identity
+      const outbox = yield* FactOutbox
+      const first = yield* identity.createOrg({ name: "First", tier: "hourly" })
+      const second = yield* identity.createOrg({ name: "Second", tier: "monthly" })
+      yield* identity.createUser({ email: "dee@first.test", name: null })
+      yield* identity.addMember(first.id, { email: "dee@first.test", role: "MEMBER" })
+      yield* identity.addMember(second.id, { email: "dee@first.test", role: "MEMBER" })
+      const tiers = Effect.map(outbox.pending(50), (rows) =>
+        rows
+          .filter((row) => row.subject.email === "dee@first.test")
+          .map((row) => [row.service, (row.data as { tier: string }).tier, row.subject.companyId])
+      )
+      // The second membership changes nothing: the first organization still gives the tier.
+      assert.deepStrictEqual(yield* tiers, [["other", "hourly", first.id]])
+      yield* drain
+      yield* identity.removeMember(first.id, "dee@first.test")
+      assert.deepStrictEqual(yield* tiers, [["other", "monthly", second.id]])
+      yield* drain
+      yield* identity.removeMember(second.id, "dee@first.test")
+      assert.deepStrictEqual(yield* tiers, [["other", "free", undefined]])
+      yield* drain
     })
   )
 
