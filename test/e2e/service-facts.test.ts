@@ -5,7 +5,7 @@ import { IdempotencyStoreMemory } from "../../adapters/memory/IdempotencyStoreMe
 import { sign } from "../../core/auth/Signature.ts"
 import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
-import { pglite } from "../support/Databases.ts"
+import { pglite, sqlBackends } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
 import { decisionsSqlOn } from "../support/DecisionsSql.ts"
 import { decisionsClient, financeOrganization, serveDecisions } from "../support/DecisionsServed.ts"
@@ -166,7 +166,7 @@ describe.each(decisionsBackends)("facts at the decisions service ($name adapters
 
 const tasksBackends = [
   { name: "memory", data: tasksMemoryData },
-  { name: "pglite", data: tasksSqlData(pglite) }
+  ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) }))
 ]
 
 for (const backend of tasksBackends) {
