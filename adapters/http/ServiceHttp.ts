@@ -20,16 +20,25 @@ import { canonicalTarget, routerConfig } from "./RequestTarget.ts"
 
 /**
  * One service's routes: its HttpApi contract with handlers, the OpenAPI document and docs page generated
- * from that contract, and the router-wide error envelope.
+ * from that contract (or from `document`, a contract that holds it and more), and the router-wide error
+ * envelope.
  */
-export const serviceRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(options: {
+export const serviceRoutes = <
+  Id extends string,
+  Groups extends HttpApiGroup.Constraint,
+  E,
+  R,
+  DocumentId extends string = Id,
+  DocumentGroups extends HttpApiGroup.Constraint = Groups
+>(options: {
   readonly api: HttpApi.HttpApi<Id, Groups>
   readonly handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
   readonly errors: ErrorEnvelopeOptions
+  readonly document?: HttpApi.HttpApi<DocumentId, DocumentGroups> | undefined
 }) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(options.api).pipe(Layer.provide(options.handlers)),
-    openApiRoutes(options.api),
+    options.document === undefined ? openApiRoutes(options.api) : openApiRoutes(options.document),
     errorEnvelopeMiddleware({ ...options.errors, routeLimits: routeLimits(options.api) })
   )
 

@@ -9,7 +9,7 @@ import { FieldIssues } from "../../core/kernel/FieldIssue.ts"
 /** One call of the operator API; `print` says what of the answer's `data` goes to stdout. */
 export interface ApiCall {
   readonly _tag: "ApiCall"
-  readonly method: "GET" | "POST" | "PUT"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH"
   readonly path: string
   readonly body?: Record<string, unknown>
   readonly print: "data" | "token"

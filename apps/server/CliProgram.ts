@@ -112,6 +112,27 @@ const orgCreate = Command.make(
     )
 ).pipe(Command.withDescription("Create an organization"))
 
+const orgUpdate = Command.make(
+  "update",
+  {
+    hub: hubFlag,
+    org: Flag.String("org").pipe(Flag.withDescription("The organization's id")),
+    tier: Flag.Literals("tier", ["free", "hourly", "monthly"]).pipe(Flag.withDescription("Its tier"), Flag.optional),
+    archived: Flag.Literals("archived", ["true", "false"]).pipe(
+      Flag.withDescription("Archive it (its people's keys and sessions are refused by the services) or unarchive it"),
+      Flag.optional
+    )
+  },
+  ({ hub, org, tier, archived }) =>
+    operatorCall(
+      hub,
+      call("PATCH", `/api/v1/admin/orgs/${segment(org)}`, {
+        ...Option.match(tier, { onNone: () => ({}), onSome: (t) => ({ tier: t }) }),
+        ...Option.match(archived, { onNone: () => ({}), onSome: (a) => ({ archived: a === "true" }) })
+      })
+    )
+).pipe(Command.withDescription("Change an organization's tier, or archive or unarchive it"))
+
 const userCreate = Command.make(
   "create",
   {
@@ -273,7 +294,7 @@ const group = (
 export const cli = Command.make("cli").pipe(
   Command.withDescription("Operate the hub: organizations, users, services, installations, flags and tokens"),
   Command.withSubcommands([
-    group("org", "Organizations", [orgCreate]),
+    group("org", "Organizations", [orgCreate, orgUpdate]),
     group("user", "Users of the hub's directory", [userCreate]),
     group("member", "Memberships", [memberAdd]),
     group("service", "Registered services", [serviceRegister, serviceList, servicePromote]),

@@ -205,6 +205,14 @@ export const ServerConfig = Config.all({
     Config.withDefault(defaultRetrySchedule)
   ),
   /**
+   * Seconds between attempts at a fact a service did not accept, comma-separated; the last wait repeats until
+   * the service accepts the fact (docs/hub.md, "Facts").
+   */
+  hubFactRetrySchedule: Config.schema(RetrySchedule, "HUB_FACT_RETRY_SCHEDULE").pipe(
+    Config.map((text) => Result.getOrThrow(parseRetrySchedule(text))),
+    Config.withDefault(defaultRetrySchedule)
+  ),
+  /**
    * Web push (VAPID): the key pair's public half and who runs the server (`mailto:` or https). The private
    * half is the secret HUB_VAPID_PRIVATE_KEY; the public one is derived from it when unset.
    */

@@ -10,6 +10,7 @@ import { WebhookOutboxSql } from "../../adapters/sql/decisions/WebhookOutboxSql.
 import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { OrganizationAdminsSql } from "../../adapters/sql/decisions/OrganizationAdminsSql.ts"
+import { OrganizationStatusesSql } from "../../adapters/sql/OrganizationStatusesSql.ts"
 import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 
@@ -32,5 +33,6 @@ export const DecisionsDataSql = Layer.mergeAll(
   DecisionsOutboxSql,
   OrganizationAdminsSql,
   McpSessionStoreSql,
+  OrganizationStatusesSql("decisions"),
   IdempotencyStoreSql("decisions")
 )

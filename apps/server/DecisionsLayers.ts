@@ -8,6 +8,7 @@ import { RecordStoreCredentialsMemory } from "../../adapters/memory/decisions/Re
 import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
 import { TemplateStoreMemory } from "../../adapters/memory/decisions/TemplateStoreMemory.ts"
 import { WebhookStoreMemory } from "../../adapters/memory/decisions/WebhookStoreMemory.ts"
+import { OrganizationStatusesMemory } from "../../adapters/memory/OrganizationStatusesMemory.ts"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import type { RetryPolicy } from "../../core/kernel/RetryPolicy.ts"
@@ -35,7 +36,8 @@ export const DecisionsDataMemory = Layer.mergeAll(
   RecordStoreCredentialsMemory,
   ProducerOutboxMemory,
   OrganizationAdminsMemory,
-  McpSessionStoreMemory
+  McpSessionStoreMemory,
+  OrganizationStatusesMemory
 )
 
 export interface DecisionsSettings {

@@ -1,11 +1,13 @@
 import { Layer } from "effect"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
+import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
 import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
 import { RecordingGrantAuditSql } from "../../adapters/sql/hub/RecordingGrantAuditSql.ts"
 import { ShortLinkStoreSql } from "../../adapters/sql/hub/ShortLinkStoreSql.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import type { EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
+import { HubFacts } from "../../core/hub/HubFacts.ts"
 import { Identity } from "../../core/hub/Identity.ts"
 import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
 import { Registry } from "../../core/hub/Registry.ts"
@@ -28,7 +30,9 @@ export interface HubDirectorySettings {
  * other use cases (workspace, conformance, events, sign-in) run over it (`HubUseCases`).
  */
 export const HubDirectoryUseCases = <Data, E, R>(settings: HubDirectorySettings, data: Layer.Layer<Data, E, R>) =>
-  Layer.merge(Identity.layer, Registry.layer(settings)).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
+  Layer.merge(Identity.layer.pipe(Layer.provide(HubFacts.layer)), Registry.layer(settings)).pipe(
+    Layer.provideMerge(Layer.merge(data, IdGeneratorUlid))
+  )
 
 export interface HubEventSettings {
   /** Per-service quota on event deliveries (`HUB_EVENTS_PER_MINUTE` a minute), shared by every instance. */
@@ -110,6 +114,7 @@ export const HubDataSql = Layer.mergeAll(
   HubSignInStoresSql,
   ShortLinkStoreSql,
   RecordingGrantAuditSql,
+  FactOutboxSql,
   IdempotencyStoreSql("hub")
 )
 

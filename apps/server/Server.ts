@@ -2,6 +2,7 @@ import type { HttpServerResponse } from "effect/http"
 import { withSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
 import { Sessions } from "../../core/hub/Sessions.ts"
 import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import type { OrganizationStatuses } from "../../core/events/OrganizationStatuses.ts"
 import { HubEventPublisherInProcess } from "../../adapters/http/HubEventPublisherInProcess.ts"
 import { FetchHttpClient } from "effect/http"
 import { Otlp, PrometheusMetrics } from "effect/observability"
@@ -54,6 +55,7 @@ import { ServiceCallsHttp } from "../../adapters/http/ServiceCallsHttp.ts"
 import { FirstParty } from "./FirstParty.ts"
 import { HubDataSql, HubUseCases, HubWorkers } from "./HubLayers.ts"
 import { HubServiceDataUpstreams } from "./HubServiceData.ts"
+import { HubFactRelay } from "./HubFactsRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
@@ -71,6 +73,7 @@ export type DecisionsData = Layer.Layer<
   | ProducerOutbox
   | OrganizationAdmins
   | McpSessionStore
+  | OrganizationStatuses
   | IdempotencyStore,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
@@ -167,6 +170,8 @@ export const makeServer = (options: ServerOptions) => {
     hubSecretsKey: secrets.HUB_SECRETS_KEY,
     decisionsSecretsKey: secrets.DECISIONS_SECRETS_KEY,
     tasksSecretsKey: secrets.TASKS_SECRETS_KEY,
+    decisionsSigningKey: secrets.DECISIONS_SIGNING_KEY,
+    tasksSigningKey: secrets.TASKS_SIGNING_KEY,
     webDir: config.webDir
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
@@ -284,6 +289,9 @@ export const makeServer = (options: ServerOptions) => {
   // The workers, the first-party services registered from configuration, then the catalog of their event types.
   const hubStart = Layer.mergeAll(
     HubWorkers(config.hubWorkerPollMillis),
+    HubFactRelay({ pollMillis: config.hubWorkerPollMillis, retrySchedule: config.hubFactRetrySchedule }).pipe(
+      Layer.provide(ServiceCallsHttp({ allowLoopback: !production, guardLookup: guardedLookup }))
+    ),
     Layer.effectDiscard(seedFirstPartyCatalog).pipe(
       Layer.provide(
         FirstParty({

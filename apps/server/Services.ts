@@ -1,4 +1,5 @@
 import { Effect, Layer, Redacted } from "effect"
+import { consumedFacts, FactIntake } from "../../core/events/FactIntake.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
 import { CallerBudget } from "../../adapters/http/decisions/CallerBudget.ts"
@@ -10,6 +11,7 @@ import {
 } from "../../adapters/http/decisions/Handlers.ts"
 import { IdempotencyLayers } from "../../adapters/http/IdempotencyLayers.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
+import { HubContractApi } from "../../adapters/http/hub/ContractDocument.ts"
 import { HubHandlers } from "../../adapters/http/hub/Handlers.ts"
 import type { ProviderProfiles } from "../../core/hub/ServiceDataProviders.ts"
 import type { EmailSignInHttpConfig } from "../../adapters/http/hub/SignInHandlers.ts"
@@ -46,6 +48,13 @@ export interface ServiceSettings {
   readonly hubSecretsKey: Redacted.Redacted<string> | undefined
   readonly decisionsSecretsKey: Redacted.Redacted<string> | undefined
   readonly tasksSecretsKey: Redacted.Redacted<string> | undefined
+  /**
+   * The keys the decisions service and the task inbox sign their events with (`DECISIONS_SIGNING_KEY`,
+   * `TASKS_SIGNING_KEY`): the hub signs the facts it sends them with the same keys. Unset, facts are refused
+   * (503) and wait at the hub.
+   */
+  readonly decisionsSigningKey?: Redacted.Redacted<string> | undefined
+  readonly tasksSigningKey?: Redacted.Redacted<string> | undefined
   /** Where the built web apps are (`WEB_DIR`); unset, no web app is served (tests of the API alone). */
   readonly webDir?: string | undefined
   /**
@@ -111,7 +120,7 @@ export const decisionsManifest: Manifest = {
     embed: null
   },
   emittedEvents: ["decisions.notification.created"],
-  consumesFacts: []
+  consumesFacts: consumedFacts
 }
 
 export const tasksManifest: Manifest = {
@@ -123,7 +132,7 @@ export const tasksManifest: Manifest = {
   workspaceRoute: "/tasks",
   capabilities: { notifications: true, deepLinks: true, embed: null },
   emittedEvents: ["tasks.notification.created"],
-  consumesFacts: []
+  consumesFacts: consumedFacts
 }
 
 /**
@@ -143,7 +152,9 @@ export const hubRoutes = (settings: ServiceSettings, hub: HubSettings) =>
       signIn: hub.signIn,
       providerProfiles: hub.providerProfiles
     }),
-    errors: { dialect: "hub", maxBodyBytes: 64 * kib }
+    errors: { dialect: "hub", maxBodyBytes: 64 * kib },
+    // The whole contract in one document: the hub's routes and the uniform service contract.
+    document: HubContractApi
   }).pipe(
     Layer.provide(IdempotencyLayers({ dialect: "hub", secretsKey: reveal(settings.hubSecretsKey) })),
     // The workspace: the web app people use the platform through, at `/`.
@@ -165,7 +176,9 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
   const http = serviceRoutes({
     api: DecisionsApi,
     handlers: Layer.mergeAll(
-      DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }),
+      DecisionsUniformHandlers({ manifest: decisionsManifest, version: version("decisions", settings.build) }).pipe(
+        Layer.provide(FactIntake.layer({ signingKey: reveal(settings.decisionsSigningKey) }))
+      ),
       DecisionsHandlers
     ).pipe(Layer.provide(Layer.succeed(WorkspaceAddress, settings.workspaceUrl))),
     errors: { dialect: "decisions", maxBodyBytes: 256 * kib }
@@ -198,7 +211,9 @@ export const tasksRoutes = (settings: ServiceSettings, web: TasksWebSignIn) =>
   serviceRoutes({
     api: TasksApi,
     handlers: Layer.mergeAll(
-      TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }),
+      TasksUniformHandlers({ manifest: tasksManifest, version: version("tasks", settings.build) }).pipe(
+        Layer.provide(FactIntake.layer({ signingKey: reveal(settings.tasksSigningKey) }))
+      ),
       TasksHandlers,
       TasksSignInHandlers(web)
     ),

@@ -1,5 +1,6 @@
 import { Effect, Layer, Option, Redacted, Result } from "effect"
 import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
+import { OrganizationStatusesSql } from "../../adapters/sql/OrganizationStatusesSql.ts"
 import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
@@ -23,6 +24,7 @@ export const TasksDataSql = Layer.mergeAll(
   TaskApiKeyStoreSql,
   SessionStoreSql,
   TasksOutboxSql,
+  OrganizationStatusesSql("tasks"),
   TransactionsSql
 )
 

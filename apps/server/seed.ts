@@ -1,5 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
+import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
 import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { Database } from "../../adapters/sql/Database.ts"
@@ -38,7 +39,7 @@ const program = Effect.gen(function* () {
   // The demo registers no service: no secrets key, so the registry stays closed.
   const hub = HubDirectoryUseCases(
     { secretsKey: undefined, allowLoopbackHttp: false },
-    Layer.merge(DirectorySql, ServiceStoreSql)
+    Layer.mergeAll(DirectorySql, ServiceStoreSql, FactOutboxSql)
   )
   // The demo only reads and writes data: no secrets key, so nothing is sealed and no worker runs.
   const decisions = DecisionsUseCases(

@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
 import { hashSecret, issueSecret } from "../auth/IssuedSecret.ts"
+import { OrganizationStatuses } from "../events/OrganizationStatuses.ts"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { Forbidden, NotFound } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
@@ -39,6 +40,7 @@ export const makeDecisionAdmin = Effect.gen(function* () {
   const keys = yield* CallerKeyStore
   const ids = yield* IdGenerator
   const transactions = yield* Transactions
+  const statuses = yield* OrganizationStatuses
   const tellRoleLost = yield* makeRoleLossNotifier
 
   // ---- roles (admins) ----
@@ -168,13 +170,15 @@ export const makeDecisionAdmin = Effect.gen(function* () {
   })
 
   /**
-   * The caller plane's credential check: the key's hash must match an active key. Untraced: it runs on every
-   * caller request, inside the request's own span.
+   * The caller plane's credential check: the key's hash must match an active key of an organization that is
+   * not suspended (the hub's `organization.status.changed` fact); a suspended organization's key is refused
+   * as an unknown one, and works again once the organization is active. Untraced: it runs on every caller
+   * request, inside the request's own span.
    */
   const authenticateCaller = Effect.fnUntraced(function* (presented: string) {
     if (!presented.startsWith("dcd_")) return undefined
     const key = yield* keys.findActive(hashSecret(presented))
-    if (key === undefined) return undefined
+    if (key === undefined || (yield* statuses.organizationSuspended(key.organizationId))) return undefined
     yield* keys.touch(key.id, isoAt(yield* nowMs))
     return { organizationId: key.organizationId, callerName: key.name, keyId: key.id } satisfies CallerIdentity
   })

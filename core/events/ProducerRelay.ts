@@ -46,22 +46,27 @@ export interface AttemptContext {
  */
 export const relayOutcome = (
   answer: Result.Result<HubAnswer, HubPublishFailed>,
-  context: AttemptContext
+  context: AttemptContext,
+  policy: RetryPolicy = producerRetryPolicy,
+  peer = "The hub"
 ): RelayOutcome => {
   const at = isoAt(context.nowMs)
   const retry = (error: string, statusCode: number | undefined, retryAfter: number | undefined): RelayOutcome => ({
     _tag: "Retry",
     nextAttemptAt: isoAt(
-      context.nowMs + Math.round(retryDelaySeconds(context.attemptsBefore, context.jitter, retryAfter) * 1000)
+      context.nowMs +
+        Math.round(
+          (policyDelay(policy, context.attemptsBefore, context.jitter, retryAfter) ?? policy.maxSeconds) * 1000
+        )
     ),
     error,
     statusCode
   })
   if (Result.isFailure(answer)) return retry(answer.failure.message, undefined, undefined)
   const { status } = answer.success
-  const verdict = statusVerdict(producerRetryPolicy, status)
+  const verdict = statusVerdict(policy, status)
   if (verdict === "delivered") return { _tag: "Delivered", at, statusCode: status }
-  const error = `The hub answered ${status}.`
+  const error = `${peer} answered ${status}.`
   if (verdict === "permanent") return { _tag: "Failed", at, error, statusCode: status }
   return retry(error, status, retryAfterSeconds(answer.success.retryAfter, context.nowMs))
 }
@@ -83,6 +88,10 @@ export interface ProducerRelayConfig {
    * the last claim. A pass with none handed over always claims. Default 0: every pass claims.
    */
   readonly claimEveryMillis?: number | undefined
+  /** How a failed attempt is retried; `producerRetryPolicy` unless given (the hub's facts have their own). */
+  readonly retryPolicy?: RetryPolicy | undefined
+  /** Who is sent to, as the outcomes and logs name it: "The hub" unless given. */
+  readonly peer?: string | undefined
 }
 
 /**
@@ -109,25 +118,28 @@ const make = (config: ProducerRelayConfig) =>
     const outbox = yield* ProducerOutbox
     const publisher = yield* HubEventPublisher
     const concurrency = config.concurrency ?? 4
+    const peer = config.peer ?? "The hub"
     const leaseMillis = config.leaseMillis ?? defaultRelayLeaseMillis
     const claims = makeClaimPacing(config.claimEveryMillis ?? 0)
 
     const relayOne = Effect.fnUntraced(function* (entry: OutboxEntry) {
       const answer = yield* Effect.result(publisher.publish(entry.event))
-      const outcome = relayOutcome(answer, {
-        attemptsBefore: entry.attempts,
-        nowMs: yield* Clock.currentTimeMillis,
-        jitter: yield* Random.next
-      })
+      const outcome = relayOutcome(
+        answer,
+        { attemptsBefore: entry.attempts, nowMs: yield* Clock.currentTimeMillis, jitter: yield* Random.next },
+        config.retryPolicy,
+        peer
+      )
       const about = { eventId: entry.event.id, eventType: entry.event.type, attempt: entry.attempts + 1 }
       if (outcome._tag === "Failed") {
-        yield* Effect.logError("The hub refused an event for good; it will not be sent again.", outcome.error).pipe(
+        yield* Effect.logError(`${peer} refused an event for good; it will not be sent again.`, outcome.error).pipe(
           Effect.annotateLogs(about)
         )
       } else if (outcome._tag === "Retry") {
-        yield* Effect.logWarning("An event could not be delivered to the hub; it will be retried.", outcome.error).pipe(
-          Effect.annotateLogs({ ...about, nextAttemptAt: outcome.nextAttemptAt })
-        )
+        yield* Effect.logWarning(
+          `An event could not be delivered to ${peer.toLowerCase()}; it will be retried.`,
+          outcome.error
+        ).pipe(Effect.annotateLogs({ ...about, nextAttemptAt: outcome.nextAttemptAt }))
       }
       return { id: entry.event.id, outcome }
     })

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer, Predicate, Schema } from "effect"
+import { FactNames, type FactName } from "../kernel/Facts.ts"
 import { mint } from "../auth/IdentityToken.ts"
 import { issueSecret } from "../auth/IssuedSecret.ts"
 import { isErrorCode, statusOf } from "../kernel/ErrorCode.ts"
@@ -211,6 +212,19 @@ const judgeManifest =
     return data.service === serviceId ? undefined : "the manifest names another service"
   }
 
+/**
+ * The facts a service's manifest declares: `consumesFacts` of the first-party shape, `requestedGrants.facts`
+ * of the self-serve shape; only those the platform sends, each once. None when the manifest was not good.
+ */
+export const declaredFacts = (serviceId: string, outcome: ProbeOutcome): ReadonlyArray<FactName> => {
+  if (isFailure(outcome) || outcome.status !== 200) return []
+  const body = parseJson(outcome)
+  const data = Predicate.isObject(body) ? (body as { readonly data?: unknown }).data : undefined
+  if (judgeManifest(serviceId)(data) !== undefined) return []
+  const named = isManifest(data) ? data.consumesFacts : isSelfServeManifest(data) ? data.requestedGrants?.facts : []
+  return FactNames.filter((fact) => (named ?? []).includes(fact))
+}
+
 /** The platform contract governs `/api/v1`; a resource route outside it follows the service's own documented errors. */
 const isUniformPath = (path: string) => path.startsWith("/api/v1/")
 
@@ -342,7 +356,7 @@ export class Conformance extends Context.Service<
             )
             const ranAt = isoAt(yield* Clock.currentTimeMillis)
             const report = conformanceReport(evaluate(service, answers), ranAt)
-            yield* registry.recordConformance(serviceId, report)
+            yield* registry.recordConformance(serviceId, report, declaredFacts(service.id, answers.manifest))
             return report
           }),
           latest: (serviceId) =>

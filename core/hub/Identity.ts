@@ -33,6 +33,7 @@ import {
   type MemberPatch,
   type OrgPatch
 } from "./IdentityRules.ts"
+import { HubFacts } from "./HubFacts.ts"
 import { ServiceStore } from "./ServiceStore.ts"
 
 export interface OrgView {
@@ -71,12 +72,17 @@ export class Identity extends Context.Service<
     /**
      * Tier, archive or unarchive, merge or undo a merge, delete: all of a patch or none of it (`patchOrg`).
      * A deleted organization is deleted whatever else it was: its roster is emptied (Directory `orgStatus`).
+     * The facts the change implies (a status, members' tiers) go to the fact outbox in the caller's unit of
+     * work (`HubFacts`).
      */
     readonly updateOrg: (orgId: string, patch: OrgPatch) => Effect.Effect<Organization, NotFound | ValidationError>
 
     readonly createUser: (input: UserCreate) => Effect.Effect<User, ValidationError | Conflict>
 
-    /** Conflict when the user is already a member, or the organization is deleted. */
+    /**
+     * Conflict when the user is already a member, or the organization is deleted. Joining or leaving may change
+     * the person's tier: that fact goes to the fact outbox in the caller's unit of work (`HubFacts`).
+     */
     readonly addMember: (
       orgId: string,
       input: { readonly email: string; readonly role: string }
@@ -100,11 +106,12 @@ export class Identity extends Context.Service<
     readonly setFlag: (input: FlagSet) => Effect.Effect<FlagSetting, NotFound | ValidationError>
   }
 >()("core/hub/Identity") {
-  static readonly layer: Layer.Layer<Identity, never, Directory | ServiceStore | IdGenerator> = Layer.effect(
+  static readonly layer: Layer.Layer<Identity, never, Directory | ServiceStore | HubFacts | IdGenerator> = Layer.effect(
     Identity,
     Effect.gen(function* () {
       const directory = yield* Directory
       const services = yield* ServiceStore
+      const facts = yield* HubFacts
       const ids = yield* IdGenerator
       const now = Effect.map(Clock.currentTimeMillis, (ms) => ({
         seconds: Math.floor(ms / 1000),
@@ -172,6 +179,8 @@ export class Identity extends Context.Service<
             const target =
               typeof patch.mergedIntoOrgId === "string" ? yield* directory.findOrg(patch.mergedIntoOrgId) : undefined
             const next = yield* valid(patchOrg(org, patch, target, (yield* now).iso))
+            // Before the roster is emptied: the members of a deleted organization are told too.
+            yield* facts.organizationChanged(org, next)
             if (patch.deleted === true) {
               for (const entry of yield* directory.roster(orgId)) yield* directory.removeMember(orgId, entry.user.id)
             }
@@ -215,7 +224,7 @@ export class Identity extends Context.Service<
               roles: [],
               createdAt: (yield* now).iso
             }
-            if ((yield* directory.addMember(membership)) === "already_member") {
+            if ((yield* facts.membershipChange(user, directory.addMember(membership))) === "already_member") {
               return yield* Effect.fail(new Conflict({ message: "The user is already a member of this organization." }))
             }
             return { user, membership }
@@ -234,7 +243,7 @@ export class Identity extends Context.Service<
         removeMember: (orgId, email) =>
           Effect.gen(function* () {
             const entry = yield* loadMember(orgId, email)
-            yield* directory.removeMember(orgId, entry.user.id)
+            yield* facts.membershipChange(entry.user, directory.removeMember(orgId, entry.user.id))
           }),
 
         install: (orgId, serviceId, grant) =>

@@ -189,7 +189,12 @@ export class Registry extends Context.Service<
       { readonly service: RegisteredService; readonly credentials: Credentials } | undefined,
       NotConfigured
     >
-    readonly recordConformance: (id: string, report: ConformanceReport) => Effect.Effect<RegisteredService, NotFound>
+    /** Keeps the report and, when given, the facts the service's manifest declares (`consumesFacts`). */
+    readonly recordConformance: (
+      id: string,
+      report: ConformanceReport,
+      consumesFacts?: ReadonlyArray<string>
+    ) => Effect.Effect<RegisteredService, NotFound>
     /** Draft (or suspended) to live: only with a passing conformance report (403 FORBIDDEN otherwise). */
     readonly promote: (id: string) => Effect.Effect<RegisteredService, NotFound | Forbidden>
     readonly suspend: (id: string) => Effect.Effect<RegisteredService, NotFound>
@@ -325,9 +330,16 @@ export class Registry extends Context.Service<
               return { service: row.service, credentials }
             }),
 
-          recordConformance: (id, report) =>
+          recordConformance: (id, report, consumesFacts) =>
             Effect.map(
-              update(id, (row) => ({ ...row, service: { ...row.service, conformance: report } })),
+              update(id, (row) => ({
+                ...row,
+                service: {
+                  ...row.service,
+                  conformance: report,
+                  ...(consumesFacts === undefined ? {} : { consumesFacts })
+                }
+              })),
               (row) => row.service
             ),
 

@@ -55,6 +55,11 @@ export interface RegisteredService {
   readonly updatedAt: string
   /** Bumped by every save: the optimistic-concurrency guard of `ServiceStore.save`. */
   readonly version: number
+  /**
+   * The facts the service's manifest declares (`consumesFacts`), as its latest conformance check read them:
+   * the hub sends it those facts while it is live. Absent: none.
+   */
+  readonly consumesFacts?: ReadonlyArray<string>
   /** The latest conformance report; null until the check has run. */
   readonly conformance: ConformanceReport | null
 }

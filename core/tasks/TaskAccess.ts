@@ -1,5 +1,6 @@
 import { Cache, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { hashSecret, issueSecret, secretHasPrefix, verifySecret } from "../auth/IssuedSecret.ts"
+import { OrganizationStatuses } from "../events/OrganizationStatuses.ts"
 import { NotFound, type UpstreamError } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
 import { TaskApiKeyStore, type TaskApiKey } from "./ApiKeyStore.ts"
@@ -46,7 +47,9 @@ export interface CreatedTaskApiKey {
 
 /**
  * Who is calling the task inbox: operators' machine keys, users' API keys and web sessions. A credential
- * that is unknown, revoked or expired answers undefined: the caller is refused.
+ * that is unknown, revoked or expired answers undefined: the caller is refused. So does the credential of a
+ * person whose organizations are all suspended (the hub's `organization.status.changed` fact), until one of
+ * them is active again.
  */
 export class TaskAccess extends Context.Service<
   TaskAccess,
@@ -68,7 +71,11 @@ export class TaskAccess extends Context.Service<
 >()("core/tasks/TaskAccess") {
   static readonly layer = (
     config: TaskAccessConfig
-  ): Layer.Layer<TaskAccess, never, RecordStore | TaskApiKeyStore | SessionStore | IdGenerator> =>
+  ): Layer.Layer<
+    TaskAccess,
+    never,
+    RecordStore | TaskApiKeyStore | SessionStore | OrganizationStatuses | IdGenerator
+  > =>
     Layer.effect(
       TaskAccess,
       Effect.suspend(() => make(config))
@@ -83,7 +90,13 @@ const make = (config: TaskAccessConfig) =>
     const keys = yield* TaskApiKeyStore
     const sessions = yield* SessionStore
     const ids = yield* IdGenerator
+    const statuses = yield* OrganizationStatuses
     const records = yield* makeCollaborators
+    // The person a credential acts for, unless their organizations are all suspended.
+    const unlessSuspended = (user: TaskUser | undefined) =>
+      user === undefined
+        ? Effect.succeed(undefined)
+        : Effect.map(statuses.personSuspended(user.email), (suspended) => (suspended ? undefined : user))
     const machineKeyHashes = config.machineKeys.map((k) => ({ ...k, hash: hashSecret(k.key) }))
     // Only a found record is kept: a miss or an upstream failure is asked again on the next request.
     const kept = (exit: Exit.Exit<TaskUser | undefined, unknown>) =>
@@ -109,11 +122,11 @@ const make = (config: TaskAccessConfig) =>
       authenticateKey: Effect.fn("Tasks.authenticateKey")(function* (presented: string) {
         if (presented.length === 0) return undefined
         const machine = machineKeyHashes.find((k) => verifySecret(presented, k.hash))
-        if (machine !== undefined) return yield* ensureCaller(machine.email, machine.name)
+        if (machine !== undefined) return yield* unlessSuspended(yield* ensureCaller(machine.email, machine.name))
         if (!secretHasPrefix(presented, apiKeyPrefix)) return undefined
         const key = yield* keys.findActive(hashSecret(presented))
         if (key === undefined) return undefined
-        const user = yield* Cache.get(byId, key.userId)
+        const user = yield* unlessSuspended(yield* Cache.get(byId, key.userId))
         if (user === undefined) return undefined
         yield* keys.touch(key.id, yield* isoNow)
         return user
@@ -123,7 +136,7 @@ const make = (config: TaskAccessConfig) =>
         if (cookie.length === 0) return undefined
         const session = yield* sessions.find(hashSecret(cookie), yield* isoNow)
         if (session === undefined) return undefined
-        return yield* ensureCaller(session.email, session.name)
+        return yield* unlessSuspended(yield* ensureCaller(session.email, session.name))
       }),
 
       startSession: Effect.fn("Tasks.startSession")(function* (email: string, name: string) {

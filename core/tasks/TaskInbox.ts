@@ -1,3 +1,4 @@
+import type { OrganizationStatuses } from "../events/OrganizationStatuses.ts"
 import { Layer } from "effect"
 import type { ProducerOutbox } from "../events/ProducerOutbox.ts"
 import type { IdGenerator } from "../kernel/Ids.ts"
@@ -22,7 +23,8 @@ export interface TaskInboxConfig {
 export type TaskInbox = Tasks | Proposals | TaskDirectory | TaskSettings | TaskAccess
 
 /** The ports the task inbox's use cases run over; adapters provide them (SQL, memory). */
-export type TaskInboxPorts = RecordStore | TaskApiKeyStore | SessionStore | ProducerOutbox | Transactions | IdGenerator
+export type TaskInboxPorts =
+  RecordStore | TaskApiKeyStore | SessionStore | ProducerOutbox | OrganizationStatuses | Transactions | IdGenerator
 
 /** The task inbox's use cases, over ports provided by the caller. */
 export const TaskInboxLayer = (config: TaskInboxConfig): Layer.Layer<TaskInbox, never, TaskInboxPorts> =>

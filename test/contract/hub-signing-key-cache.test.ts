@@ -1,6 +1,7 @@
 import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
 import { monotonicFactory } from "ulid"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
 import { CredentialNotices, CredentialNoticesSql } from "../../adapters/sql/CredentialNotices.ts"
@@ -43,7 +44,7 @@ const hubInstance = Layer.mergeAll(
       publicUrl: testPublicUrl,
       events: { quota: { limit: 100_000, windowMillis: 60_000 }, deliveryRetrySchedule: [60] }
     },
-    Layer.mergeAll(ServiceStoreWithKeyCacheSql, DirectoryMemory, HubEventStoresMemory)
+    Layer.mergeAll(ServiceStoreWithKeyCacheSql, DirectoryMemory, FactOutboxMemory, HubEventStoresMemory)
   ).pipe(Layer.provideMerge(Layer.mergeAll(TransactionsMemory, MailerMemory, ChannelsMemory, RateLimitsMemory))),
   CredentialNoticesSql
 )

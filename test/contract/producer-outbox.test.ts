@@ -1,4 +1,8 @@
+import { Layer } from "effect"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
+import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
+import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
+import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { DecisionsOutboxSql } from "../../apps/server/DecisionsData.ts"
 import { TasksOutboxSql } from "../../apps/server/TasksRuntime.ts"
 import { sqlBackends } from "../support/Databases.ts"
@@ -6,9 +10,17 @@ import { decisionsSqlOn } from "./decisions-sql-layers.ts"
 import { ProducerOutboxContract } from "./ProducerOutbox.contract.ts"
 import { tasksSqlOn } from "./tasks-sql-layers.ts"
 
-// One outbox port for every producer: in memory, and over each service's own table on both databases.
+// One outbox port for every producer: in memory, and over each service's own table on both databases; the
+// hub's outbox of facts for services is one too.
 ProducerOutboxContract("memory", ProducerOutboxMemory)
 for (const backend of sqlBackends) {
   ProducerOutboxContract(`tasks, ${backend.name}`, tasksSqlOn(TasksOutboxSql, backend))
   ProducerOutboxContract(`decisions, ${backend.name}`, decisionsSqlOn(DecisionsOutboxSql, backend))
+  ProducerOutboxContract(
+    `hub facts, ${backend.name}`,
+    ProducerOutboxSql({ schema: "hub", table: "fact_outbox" }).pipe(
+      Layer.provide(migrationsLayer("hub", hubMigrations)),
+      Layer.provide(backend.layer)
+    )
+  )
 }

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
+import { OrganizationStatusesMemory } from "../../adapters/memory/OrganizationStatusesMemory.ts"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
@@ -45,6 +46,7 @@ describe("task inbox when the record store fails", () =>
         TaskApiKeyStoreMemory,
         SessionStoreMemory,
         ProducerOutboxMemory,
+        OrganizationStatusesMemory,
         IdempotencyStoreMemory,
         TransactionsMemory
       )

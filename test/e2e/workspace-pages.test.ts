@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
+import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { embeddedPage, type EmbedSessionConfig } from "../../adapters/http/EmbedSession.ts"
 import { HubPersonAuthLayer, hubSessionCookie } from "../../adapters/http/hub/PersonAuth.ts"
@@ -99,10 +101,10 @@ const thirdPartyRoutes = (credentials: () => { readonly apiKey: string; readonly
 /** The hub's stores on memory, or on a fresh migrated database of the backend. */
 const hubStorage = (backend: SqlBackend | undefined) =>
   backend === undefined
-    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, HubSignInStoresMemory).pipe(
+    ? Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, FactOutboxMemory, HubSignInStoresMemory).pipe(
         Layer.provideMerge(TransactionsMemory)
       )
-    : Layer.mergeAll(DirectorySql, ServiceStoreSql, HubSignInStoresSql).pipe(
+    : Layer.mergeAll(DirectorySql, ServiceStoreSql, FactOutboxSql, HubSignInStoresSql).pipe(
         Layer.provideMerge(TransactionsSql),
         Layer.provide(migrationsLayer("hub", hubMigrations)),
         Layer.provide(backend.layer)

@@ -1,5 +1,6 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, ManagedRuntime, Result } from "effect"
+import type { OrganizationStatuses } from "../../core/events/OrganizationStatuses.ts"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
@@ -55,6 +56,7 @@ const racingStack = <E>(
     | WebhookStore
     | ProducerOutbox
     | OrganizationAdmins
+    | OrganizationStatuses
     | Transactions,
     E
   >

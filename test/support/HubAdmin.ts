@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
 import { HttpApi } from "effect/http-api"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
@@ -32,7 +33,10 @@ export class AdminTestApi extends HttpApi.make("hub-admin-test")
 export const serveAdmin = (options: { readonly adminKey?: string | undefined } = { adminKey }) =>
   Effect.gen(function* () {
     const ports = yield* Layer.build(
-      HubDirectoryUseCases({ secretsKey, allowLoopbackHttp: true }, Layer.merge(DirectoryMemory, ServiceStoreMemory))
+      HubDirectoryUseCases(
+        { secretsKey, allowLoopbackHttp: true },
+        Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, FactOutboxMemory)
+      )
     )
     const routes = serviceRoutes({
       api: AdminTestApi,

@@ -1,5 +1,6 @@
 import { RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
 import { Effect, Layer } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
 import type { SqlClient } from "effect/sql"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
@@ -60,7 +61,7 @@ export const hubEventsStack = <E>(
       publicUrl: testPublicUrl,
       events: { quota: { limit: 100_000, windowMillis: 60_000 }, deliveryRetrySchedule: [60, 300], ...events }
     },
-    Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, stores)
+    Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, FactOutboxMemory, stores)
   ).pipe(Layer.provideMerge(Layer.mergeAll(TransactionsMemory, MailerMemory, ChannelsMemory, RateLimitsMemory)))
 
 /** What a producer sends: the body bytes and the four headers, signed with `secret` at `timestamp`. */

@@ -12,9 +12,13 @@ export const testDecisionsKeys = {
   issuer: "platform-hub"
 } as const
 
+/** The key the hub signs facts with in tests, for both services (each holds its own in production). */
+export const testSigningKey = "service-signing-key-for-tests-0123"
+
 /**
  * The services' settings as tests run them: not production, the decisions keys of `testDecisionsKeys`, no task
- * inbox key, budgets no test reaches (1,000 requests a minute) and every service's secrets key set.
+ * inbox key, budgets no test reaches (1,000 requests a minute), every service's secrets key set and both
+ * services' signing key `testSigningKey`.
  * `overrides` change what one test is about.
  */
 export const testServiceSettings = (overrides: Partial<ServiceSettings> = {}): ServiceSettings => ({
@@ -29,5 +33,7 @@ export const testServiceSettings = (overrides: Partial<ServiceSettings> = {}): S
   hubSecretsKey: testServiceSecretsKey,
   decisionsSecretsKey: testServiceSecretsKey,
   tasksSecretsKey: testServiceSecretsKey,
+  decisionsSigningKey: Redacted.make(testSigningKey),
+  tasksSigningKey: Redacted.make(testSigningKey),
   ...overrides
 })

@@ -1,6 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import { TaskApiKeyStoreMemory } from "../../adapters/memory/tasks/TaskApiKeyStoreMemory.ts"
+import { OrganizationStatusesMemory } from "../../adapters/memory/OrganizationStatusesMemory.ts"
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
+import { OrganizationStatusesSql } from "../../adapters/sql/OrganizationStatusesSql.ts"
 import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
@@ -28,9 +30,16 @@ import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import type { Transactions } from "../../core/kernel/Transactions.ts"
+import type { OrganizationStatuses } from "../../core/events/OrganizationStatuses.ts"
 
 export type TasksData = Layer.Layer<
-  RecordStore | TaskApiKeyStore | SessionStore | ProducerOutbox | IdempotencyStore | Transactions,
+  | RecordStore
+  | TaskApiKeyStore
+  | SessionStore
+  | ProducerOutbox
+  | OrganizationStatuses
+  | IdempotencyStore
+  | Transactions,
   unknown
 >
 
@@ -39,6 +48,7 @@ export const tasksMemoryData: TasksData = Layer.mergeAll(
   TaskApiKeyStoreMemory,
   SessionStoreMemory,
   ProducerOutboxMemory,
+  OrganizationStatusesMemory,
   IdempotencyStoreMemory,
   TransactionsMemory
 )
@@ -50,6 +60,7 @@ export const tasksSqlData = (backend: SqlBackend): TasksData =>
     TaskApiKeyStoreSql,
     SessionStoreSql,
     TasksOutboxSql,
+    OrganizationStatusesSql("tasks"),
     IdempotencyStoreSql("tasks"),
     TransactionsSql
   ).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)), Layer.provide(backend.layer))

@@ -46,6 +46,14 @@ describe("CLI argument handling", () => {
         hub: "https://hub.test",
         call: { _tag: "ApiCall", method: "POST", path: "/api/v1/admin/orgs", body: { name: "Acme" }, print: "data" }
       })
+      assert.deepInclude((yield* sentBy(["org", "update", "--org", "org_1", "--archived", "true"])).call, {
+        method: "PATCH",
+        path: "/api/v1/admin/orgs/org_1",
+        body: { archived: true }
+      })
+      assert.deepInclude((yield* sentBy(["org", "update", "--org", "org_1", "--tier", "hourly"])).call, {
+        body: { tier: "hourly" }
+      })
       assert.deepInclude(
         (yield* sentBy(["member", "add", "--org", "org/x", "--email", "a@b.co", "--role", "ADMIN"])).call,
         { path: "/api/v1/admin/orgs/org%2Fx/members", body: { email: "a@b.co", role: "ADMIN" } }

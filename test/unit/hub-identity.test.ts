@@ -1,5 +1,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { FactOutboxMemory } from "../../adapters/memory/hub/FactOutboxMemory.ts"
+import { HubFacts } from "../../core/hub/HubFacts.ts"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
@@ -115,7 +117,8 @@ describe("installation epochs", () => {
 })
 
 const identityLayer = Identity.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, IdGeneratorUlid))
+  Layer.provide(HubFacts.layer),
+  Layer.provideMerge(Layer.mergeAll(DirectoryMemory, ServiceStoreMemory, FactOutboxMemory, IdGeneratorUlid))
 )
 
 layer(identityLayer)("Identity use cases", (it) => {

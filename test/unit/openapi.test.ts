@@ -3,6 +3,7 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { parse } from "yaml"
 import { DecisionsApi } from "../../adapters/http/decisions/Api.ts"
 import { HubApi } from "../../adapters/http/hub/Api.ts"
+import { HubContractApi } from "../../adapters/http/hub/ContractDocument.ts"
 import { documentYaml, openApiDocument } from "../../adapters/http/OpenApiRoutes.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
@@ -13,6 +14,7 @@ import { TasksApiAuth } from "../../adapters/http/tasks/Auth.ts"
 
 const documents = {
   hub: openApiDocument(HubApi),
+  "hub (the whole contract)": openApiDocument(HubContractApi),
   decisions: openApiDocument(DecisionsApi),
   tasks: openApiDocument(TasksApi)
 }
@@ -92,6 +94,24 @@ describe("the OpenAPI documents", () => {
       }
     })
   }
+
+  it("the hub's document holds its own routes and the uniform service contract, served at each service", () => {
+    const spec = documents["hub (the whole contract)"]
+    assert.strictEqual(spec.info.version, "1.0.0")
+    for (const path of Object.keys(documents.hub.paths)) assert.property(spec.paths, path)
+    const service = ["/api/v1/summary", "/api/v1/activity", "/api/v1/search", "/api/v1/facts", "/api/v1/pages"]
+    for (const path of [...service, "/api/v1/pages/{id}", "/api/v1/actions/{actionId}"]) {
+      const item = spec.paths[path] as Record<string, { servers?: ReadonlyArray<{ url: string }> }>
+      const operation = item["get"] ?? item["post"]
+      assert.strictEqual(operation?.servers?.[0]?.url, "{serviceUrl}", path)
+    }
+    // The hub's own operations are served where the document is.
+    assert.isUndefined((spec.paths["/api/v1/event-catalog"] as Record<string, { servers?: unknown }>)["get"]?.servers)
+    const facts = (spec.paths["/api/v1/facts"] as Record<string, any>)["post"]
+    assert.hasAllKeys(facts.responses, ["202", "400", "401", "413", "503"])
+    // Each service keeps its own document, holding the facts route it serves.
+    for (const service of ["decisions", "tasks"] as const) assert.property(documents[service].paths, "/api/v1/facts")
+  })
 
   it("documents optional fields as optional, not as nullable (decoding refuses null)", () => {
     const schemas = documents.decisions.components.schemas as Record<string, any>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
+import { OrganizationStatusesMemory } from "../../adapters/memory/OrganizationStatusesMemory.ts"
 import { TestClock } from "effect/testing"
 import { RecordStoreMemory } from "../../adapters/memory/tasks/RecordStoreMemory.ts"
 import { SessionStoreMemory } from "../../adapters/memory/tasks/SessionStoreMemory.ts"
@@ -35,7 +36,15 @@ const countingStore = Layer.effect(
 const Reads: { current: { count: number; down: boolean } } = { current: { count: 0, down: false } }
 
 const access = TaskAccess.layer({ machineKeys: [machine] }).pipe(
-  Layer.provideMerge(Layer.mergeAll(countingStore, TaskApiKeyStoreMemory, SessionStoreMemory, IdGeneratorUlid))
+  Layer.provideMerge(
+    Layer.mergeAll(
+      countingStore,
+      TaskApiKeyStoreMemory,
+      SessionStoreMemory,
+      OrganizationStatusesMemory,
+      IdGeneratorUlid
+    )
+  )
 )
 
 describe("TaskAccess: who a credential acts for", () => {

@@ -3,6 +3,7 @@ import { HttpServerRequest } from "effect/http"
 import { verify as verifyIdentityToken } from "../../../core/auth/IdentityToken.ts"
 import { checkStaticKey } from "../../../core/auth/StaticKey.ts"
 import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { OrganizationStatuses } from "../../../core/events/OrganizationStatuses.ts"
 import { OrganizationAdmins } from "../../../core/decisions/OrganizationAdmins.ts"
 import { isoAt } from "../../../core/kernel/Timestamp.ts"
 import { errorResponse } from "../ErrorResponse.ts"
@@ -57,7 +58,8 @@ const adminRoles = new Set(["OWNER", "ADMIN"])
 
 /**
  * Workspace plane: the service key and an identity token, both checked; the token's `sub` is the user and
- * its `companyId` the organization. A token without an organization cannot be scoped, so it is refused.
+ * its `companyId` the organization. A token without an organization cannot be scoped, so it is refused, as
+ * is one of a suspended organization (core/events/OrganizationStatuses.ts).
  * What the token shows of the user's standing (admin or not) is noted for the notifications that go to
  * the organization's admins (core/decisions/OrganizationAdmins.ts).
  */
@@ -66,6 +68,7 @@ export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
     WorkspaceAuth,
     Effect.gen(function* () {
       const admins = yield* OrganizationAdmins
+      const statuses = yield* OrganizationStatuses
       const limits = yield* RateLimits
       const budget = {
         name: "decisions.user",
@@ -104,6 +107,8 @@ export const WorkspaceAuthLayer = (config: DecisionsAuthConfig) =>
               })
             )
             if (identity._tag === "Failure" || identity.success.companyId === undefined) return unauthorized()
+            // A suspended organization's people are refused as a bad token is, until it is active again.
+            if (yield* statuses.organizationSuspended(identity.success.companyId)) return unauthorized()
             const user = {
               organizationId: identity.success.companyId,
               email: identity.success.email,

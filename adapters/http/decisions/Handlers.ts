@@ -12,7 +12,7 @@ import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
 import { decisionsErrorResponse, type DecisionsDomainError } from "../ErrorResponse.ts"
 import { ServerDraining } from "../ServiceHttp.ts"
-import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
+import { factsHandler, uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
 import { answersPerRead } from "./LongPollAnswers.ts"
 import { DecisionEnvelope } from "./Schemas.ts"
@@ -61,7 +61,9 @@ const answer = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E
 
 export const DecisionsUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(DecisionsApi, "uniform", (handlers) =>
-    Effect.map(uniformHandlers(config), (h) => handlers.handleAll(h))
+    Effect.map(Effect.all([uniformHandlers(config), factsHandler("decisions")]), ([h, facts]) =>
+      handlers.handleAll({ ...h, facts })
+    )
   )
 
 export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (handlers) =>

@@ -88,6 +88,9 @@ export const Service = Schema.Struct({
   pages: Schema.optionalKey(Schema.Boolean),
   embedUrl: Schema.optionalKey(Schema.String),
   appUrl: Schema.optionalKey(Schema.String),
+  consumesFacts: Schema.optionalKey(Schema.Array(Schema.String)).annotate({
+    description: "The facts its manifest declares, as its latest conformance check read them: the hub sends them"
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   conformance: Schema.NullOr(ConformanceReport)

@@ -7,7 +7,7 @@ import { Proposals } from "../../../core/tasks/Proposals.ts"
 import { TaskSettings } from "../../../core/tasks/Settings.ts"
 import { TaskAccess } from "../../../core/tasks/TaskAccess.ts"
 import { Tasks, type TaskUser } from "../../../core/tasks/Tasks.ts"
-import { uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
+import { factsHandler, uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { TasksApi } from "./Api.ts"
 import { CurrentTaskUser } from "./Auth.ts"
 import { tasksErrorResponse, type TasksDomainError } from "./TasksErrors.ts"
@@ -21,7 +21,9 @@ const asUser = <A, E extends TasksDomainError, R>(f: (user: TaskUser) => Effect.
 
 export const TasksUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(TasksApi, "uniform", (handlers) =>
-    Effect.map(uniformHandlers(config), (h) => handlers.handleAll(h))
+    Effect.map(Effect.all([uniformHandlers(config), factsHandler("hub")]), ([h, facts]) =>
+      handlers.handleAll({ ...h, facts })
+    )
   )
 
 export const TasksPublicHandlers = HttpApiBuilder.group(TasksApi, "public", (handlers) =>

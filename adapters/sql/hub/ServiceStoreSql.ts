@@ -19,6 +19,7 @@ const RegisteredServiceDoc = Schema.Struct({
   pages: Schema.optionalKey(Schema.Boolean),
   embedUrl: Schema.optionalKey(Schema.String),
   appUrl: Schema.optionalKey(Schema.String),
+  consumesFacts: Schema.optionalKey(Schema.Array(Schema.String)),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Number,

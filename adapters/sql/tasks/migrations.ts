@@ -5,10 +5,12 @@ import { apiKeysTable } from "./0003_api_keys.ts"
 import { sessionsTable } from "./0004_sessions.ts"
 import { outboxTable } from "./0005_outbox.ts"
 import { outboxDelivery } from "./0006_outbox_delivery.ts"
+import { organizationStatusesTables } from "./0007_organization_statuses.ts"
 
 /**
  * The task inbox service's schema, `tasks`: idempotency keys, the record store's records (when Postgres is
- * the store), API keys, sessions and the event outbox with its delivery state.
+ * the store), API keys, sessions, the event outbox with its delivery state, and organizations' statuses as the hub's
+ * facts told them.
  */
 export const tasksMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("tasks", 1),
@@ -16,5 +18,6 @@ export const tasksMigrations: ReadonlyArray<Migration> = [
   apiKeysTable,
   sessionsTable,
   outboxTable,
-  outboxDelivery
+  outboxDelivery,
+  organizationStatusesTables
 ]
