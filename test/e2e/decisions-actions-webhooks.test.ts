@@ -188,7 +188,7 @@ describe.each(backends)("record actions and signed webhooks over HTTP ($name ada
       const action = actionsOf(done)[0]!
       assert.strictEqual(action.attempts, 1)
       assert.isDefined(action.completedAt)
-      const record = standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder1042aaaaa")!
+      const record = standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder1042aaaaa")!.fields
       assert.deepStrictEqual(record, {
         Status: "Refunded",
         "Approved by": "ada@acme.test",
@@ -205,7 +205,7 @@ describe.each(backends)("record actions and signed webhooks over HTTP ($name ada
       assert.strictEqual(actionsOf(declined)[0]!.status, "not_triggered")
       yield* Effect.sleep("200 millis")
       assert.strictEqual(standIn.requests.length, 1)
-      assert.deepStrictEqual(standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder1043aaaaa"), {
+      assert.deepStrictEqual(standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder1043aaaaa")!.fields, {
         Status: "Open"
       })
     })
@@ -276,7 +276,7 @@ describe.each(backends)("record actions and signed webhooks over HTTP ($name ada
       )
       assert.strictEqual(actionsOf(succeeded)[0]!.attempts, 4)
       assert.strictEqual(
-        standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder2000aaaaa")!["Status"],
+        standIn.bases.get(baseId)!.get(tableId)!.records.get("recOrder2000aaaaa")!.fields["Status"],
         "Refunded"
       )
     })
