@@ -1,4 +1,4 @@
-import { Context, Data, Duration, Effect, Layer, Random, type Redacted, Schema } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Random, type Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { AirtableLimiter } from "./AirtableLimiter.ts"
 
@@ -16,6 +16,8 @@ export interface AirtableRequest {
    * connection is retried too. A create is sent again only after an answer saying it was not made.
    */
   readonly idempotent: boolean
+  /** Attempts of this request, when not the client's (a caller that retries on its own sends once). */
+  readonly attempts?: number | undefined
 }
 
 /**
@@ -128,7 +130,7 @@ export const makeAirtableClient = (config: AirtableClientConfig) =>
     ): Effect.Effect<A, AirtableFailure> =>
       Effect.gen(function* () {
         for (let attempt = 1; ; attempt++) {
-          const last = attempt >= attempts
+          const last = attempt >= Math.max(1, request.attempts ?? attempts)
           const outcome = yield* Effect.result(once(token, baseId, request))
           if (outcome._tag === "Failure") {
             const failure = outcome.failure
@@ -145,7 +147,7 @@ export const makeAirtableClient = (config: AirtableClientConfig) =>
             )
           }
           const type = errorTypeOf(body)
-          const retryAfter = retryAfterMillis(headers["retry-after"], Date.now())
+          const retryAfter = retryAfterMillis(headers["retry-after"], yield* Clock.currentTimeMillis)
           if (status === 429) {
             yield* limiter.pause(baseId, limiter.pauseAfter429(retryAfter))
             return yield* new AirtableFailure({ status, type, retryable: true })
