@@ -74,13 +74,13 @@ export const optionsForCreate = (
       `Invalid options for ${table}.${field.name}: Failed schema validation: ${why}`
     )
   const { type, options } = field
-  if (computedTypes.includes(type)) {
-    throw apiError(
+  const unsupported = () =>
+    apiError(
       422,
       "UNSUPPORTED_FIELD_TYPE_FOR_CREATE",
       `Invalid options for ${table}.${field.name}: Creating ${type} fields is not supported at this time`
     )
-  }
+  if (computedTypes.includes(type)) throw unsupported()
   const required = () => {
     if (!isObject(options)) throw refuse("options is missing")
     return options
@@ -170,11 +170,7 @@ export const optionsForCreate = (
       return { linkedTableId: given.linkedTableId, isReversed: false, prefersSingleRecordLink: false }
     }
     default:
-      throw apiError(
-        422,
-        "UNSUPPORTED_FIELD_TYPE_FOR_CREATE",
-        `Invalid options for ${table}.${field.name}: Creating ${type} fields is not supported at this time`
-      )
+      throw unsupported()
   }
 }
 
