@@ -54,6 +54,11 @@ export interface AirtableField {
   readonly managed?: ManagedField | undefined
   /** A text field holding a JSON value (an object, a list): written as its JSON text, read back parsed. */
   readonly json?: boolean | undefined
+  /**
+   * A single select holding a yes or no: `true` is its first choice, `false` its second. For a flag whose default
+   * is yes, which a checkbox cannot keep (an unticked box reads as never set).
+   */
+  readonly yesNo?: boolean | undefined
 }
 
 export interface AirtableTable {
@@ -63,6 +68,12 @@ export interface AirtableTable {
   readonly name: string
   /** The first is the table's primary field. */
   readonly fields: ReadonlyArray<AirtableField>
+}
+
+/** The choice of a yes-or-no select holding `value`: its first choice for yes, its second for no. */
+export const yesNoChoice = (field: AirtableField, value: boolean): string | undefined => {
+  const options = field.options
+  return options !== undefined && "choices" in options ? options.choices[value ? 0 : 1]?.name : undefined
 }
 
 /** The base's table names, by the record store's table (configurable: `AIRTABLE_TABLE_<TABLE>`). */
@@ -222,7 +233,8 @@ const fieldsOf: Readonly<Record<Table, ReadonlyArray<AirtableField>>> = {
   settings: [
     recordId("Record ID"),
     link("user", "User", "collaborators"),
-    checkbox("showSentNav", "Show Sent Nav"),
+    // Shown unless set to No: a checkbox would read an unticked box as never set, that is as shown.
+    { ...select("showSentNav", "Show Sent Nav", ["Yes", "No"]), yesNo: true },
     text("notificationChannel", "Notification Channel"),
     text("notificationFrequency", "Notification Frequency"),
     createdAt

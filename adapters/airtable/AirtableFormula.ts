@@ -1,6 +1,6 @@
 import type { Query } from "../../core/tasks/Query.ts"
 import type { Table } from "../../core/tasks/RecordStore.ts"
-import type { AirtableField, AirtableTable } from "./AirtableFields.ts"
+import { yesNoChoice, type AirtableField, type AirtableTable } from "./AirtableFields.ts"
 
 /**
  * A query as a `filterByFormula`. `exact`: the formula keeps exactly the records the query matches. Otherwise it
@@ -60,8 +60,14 @@ export const compileFormula = (
     if (field.name.includes("}")) return unknown
     // A JSON value kept as text reads back as any JSON value: only the query itself can tell.
     if (field.json === true) return unknown
+    // A yes or no is not text: as a boolean field of the query, only Eq may hold.
+    if (field.yesNo === true && query._tag !== "Eq") return never
     switch (query._tag) {
       case "Eq": {
+        if (field.yesNo === true) {
+          const choice = typeof query.value === "boolean" ? yesNoChoice(field, query.value) : undefined
+          return choice === undefined ? never : { formula: `${ref(field)}=${quote(choice)}`, exact: true }
+        }
         if (typeof query.value === "boolean") {
           if (field.type !== "checkbox" || !query.value) return never
           return { formula: `${ref(field)}=TRUE()`, exact: true }

@@ -3,7 +3,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 
 export interface AirtableLimiterOptions {
   /**
-   * The least time between two requests to one base, whichever instance sends them. Default 220 ms: at most
+   * The least time between two requests to one base, whichever instance sends them. Default 250 ms: at most
    * 5 requests in any second (Airtable's limit per base), with room for the network to bunch them a little.
    */
   readonly spacingMillis?: number | undefined
@@ -53,7 +53,7 @@ export const makeAirtableLimiter = (options: AirtableLimiterOptions = {}) =>
   Effect.gen(function* () {
     const shared = yield* RateLimiter.RateLimiterStore
     const local = yield* RateLimiter.RateLimiterStore.pipe(Effect.provide(RateLimiter.layerStoreMemory))
-    const spacing = Math.max(1, options.spacingMillis ?? 220)
+    const spacing = Math.max(1, options.spacingMillis ?? 250)
     const pauseMillis = options.pauseMillis ?? 30_000
     const maxWait = options.maxWaitMillis ?? 10_000
     let degraded = false

@@ -14,7 +14,7 @@ import {
 } from "../../core/tasks/RecordStore.ts"
 import { makeAirtableBatcher } from "./AirtableBatcher.ts"
 import { AirtableClient, AirtableFailure, type AirtableRequest } from "./AirtableClient.ts"
-import { airtableTables, type AirtableField, type AirtableTable } from "./AirtableFields.ts"
+import { airtableTables, yesNoChoice, type AirtableField, type AirtableTable } from "./AirtableFields.ts"
 import { compileFormula } from "./AirtableFormula.ts"
 import { AirtableWriteGuards, type HeldRecord, type WriteNote } from "./AirtableWriteGuards.ts"
 
@@ -116,6 +116,10 @@ export const makeRecordStoreAirtable = (config: RecordStoreAirtableConfig) =>
     const encodeValue = (table: Table, field: AirtableField, value: FieldValue): unknown => {
       if (value === null) return field.type === "checkbox" ? false : field.type === "multipleRecordLinks" ? [] : null
       if (field.json === true) return JSON.stringify(value)
+      if (field.yesNo === true) {
+        if (typeof value !== "boolean") throw misfit(table, field.key ?? field.name, value)
+        return yesNoChoice(field, value)
+      }
       if (isText(field)) {
         if (typeof value !== "string") throw misfit(table, field.key ?? field.name, value)
         return value === "" ? null : value
@@ -155,6 +159,9 @@ export const makeRecordStoreAirtable = (config: RecordStoreAirtableConfig) =>
         } catch {
           return value
         }
+      }
+      if (field.yesNo === true) {
+        return value === yesNoChoice(field, true) ? true : value === yesNoChoice(field, false) ? false : undefined
       }
       if (isText(field)) return typeof value === "string" && value !== "" ? value : undefined
       if (field.type === "number") return typeof value === "number" ? value : undefined
