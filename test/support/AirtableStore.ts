@@ -10,7 +10,7 @@ import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { newBaseId, startAirtableStandIn, type AirtableStandIn } from "../fakes/AirtableStandIn.ts"
-import { provisionBase } from "./AirtableStandInBase.ts"
+import { ensureBase } from "../../adapters/airtable/AirtableBase.ts"
 import type { SqlBackend } from "./Databases.ts"
 
 /** The task inbox's field map with more fields in some tables (a test's own). */
@@ -38,32 +38,52 @@ export const standInWithBase = (options: { readonly perSecond?: number | undefin
     return { standIn, baseId, token }
   })
 
-/**
- * RecordStoreAirtable over a stand-in whose base has the tables of `tables`, made through the metadata API; its
- * write guards on the backend's database (migrated). Without `limits` the stand-in enforces no rate and the
- * limiter spaces nothing (the tests of the store's own rules); with them, both are Airtable's.
- */
-export const airtableOnStandIn = (options: {
+export interface AirtableOnStandInOptions {
   readonly tables?: ReadonlyArray<AirtableTable> | undefined
-  readonly backend: SqlBackend
+  /** Airtable's limits on both sides (5 requests a second per base, the pause after a 429); default none. */
   readonly limits?: boolean | undefined
   readonly limiter?: AirtableLimiterOptions | undefined
-}): Layer.Layer<RecordStore, unknown> =>
+  /** Told the stand-in and its base once they are up (to inspect the requests it saw). */
+  readonly onStart?: ((standIn: AirtableStandIn, baseId: string) => void) | undefined
+}
+
+/**
+ * RecordStoreAirtable over a stand-in whose base has the tables of `tables`, made through the metadata API; its
+ * write guards on the database given (its `tasks` schema migrated). Without `limits` the stand-in enforces no
+ * rate and the limiter spaces nothing (the tests of the store's own rules); with them, both are Airtable's.
+ */
+export const airtableRecordStore = (options: AirtableOnStandInOptions = {}) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const tables = options.tables ?? airtableTables()
       const { standIn, baseId } = yield* standInWithBase({ perSecond: options.limits === true ? undefined : 100_000 })
-      yield* Effect.promise(() => provisionBase(standIn.url, token, baseId, tables))
+      // One limiter for the setup and the store, as a server and its setup share the rate-limit store.
+      const limited = yield* Layer.build(
+        Layer.merge(
+          AirtableLimiterFromStore(options.limiter ?? (options.limits === true ? {} : { spacingMillis: 1 })).pipe(
+            Layer.provide(RateLimiter.layerStoreMemory)
+          ),
+          FetchHttpClient.layer
+        )
+      )
+      yield* ensureBase({ endpointUrl: standIn.url, baseId, token: Redacted.make(token) }, tables).pipe(
+        Effect.provideContext(limited),
+        Effect.orDie
+      )
+      options.onStart?.(standIn, baseId)
       return RecordStoreAirtable({ token: Redacted.make(token), baseId, tables }).pipe(
         Layer.provide(AirtableClientLive({ endpointUrl: standIn.url })),
-        Layer.provide(
-          AirtableLimiterFromStore(options.limiter ?? (options.limits === true ? {} : { spacingMillis: 1 }))
-        ),
-        Layer.provide(RateLimiter.layerStoreMemory),
-        Layer.provide(FetchHttpClient.layer),
-        Layer.provide(AirtableWriteGuardsSql),
-        Layer.provide(migrationsLayer("tasks", tasksMigrations)),
-        Layer.provide(options.backend.layer)
+        Layer.provide(Layer.succeedContext(limited)),
+        Layer.provide(AirtableWriteGuardsSql)
       )
     })
+  )
+
+/** As `airtableRecordStore`, with its guards on a fresh database of the backend. */
+export const airtableOnStandIn = (
+  options: AirtableOnStandInOptions & { readonly backend: SqlBackend }
+): Layer.Layer<RecordStore, unknown> =>
+  airtableRecordStore(options).pipe(
+    Layer.provide(migrationsLayer("tasks", tasksMigrations)),
+    Layer.provide(options.backend.layer)
   )

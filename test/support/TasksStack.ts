@@ -28,6 +28,7 @@ import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import type { Transactions } from "../../core/kernel/Transactions.ts"
+import { airtableRecordStore, type AirtableOnStandInOptions } from "./AirtableStore.ts"
 
 export type TasksData = Layer.Layer<
   RecordStore | TaskApiKeyStore | SessionStore | ProducerOutbox | IdempotencyStore | Transactions,
@@ -47,6 +48,17 @@ export const tasksMemoryData: TasksData = Layer.mergeAll(
 export const tasksSqlData = (backend: SqlBackend): TasksData =>
   Layer.mergeAll(
     RecordStoreSql,
+    TaskApiKeyStoreSql,
+    SessionStoreSql,
+    TasksOutboxSql,
+    IdempotencyStoreSql("tasks"),
+    TransactionsSql
+  ).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)), Layer.provide(backend.layer))
+
+/** As `tasksSqlData`, the records in an Airtable base of a stand-in (test/support/AirtableStore.ts). */
+export const tasksAirtableData = (backend: SqlBackend, options: AirtableOnStandInOptions = {}): TasksData =>
+  Layer.mergeAll(
+    airtableRecordStore(options),
     TaskApiKeyStoreSql,
     SessionStoreSql,
     TasksOutboxSql,
