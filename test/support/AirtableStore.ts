@@ -4,7 +4,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { AirtableClientLive } from "../../adapters/airtable/AirtableClient.ts"
 import { airtableTables, type AirtableField, type AirtableTable } from "../../adapters/airtable/AirtableFields.ts"
 import { AirtableLimiterFromStore, type AirtableLimiterOptions } from "../../adapters/airtable/AirtableLimiter.ts"
-import { AirtableWriteGuardsSql } from "../../adapters/airtable/AirtableWriteGuards.ts"
+import { type AirtableWriteGuards, AirtableWriteGuardsSql } from "../../adapters/airtable/AirtableWriteGuards.ts"
 import { RecordStoreAirtable } from "../../adapters/airtable/RecordStoreAirtable.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
@@ -74,7 +74,8 @@ export const airtableRecordStore = (options: AirtableOnStandInOptions = {}) =>
       return RecordStoreAirtable({ token: Redacted.make(token), baseId, tables }).pipe(
         Layer.provide(AirtableClientLive({ endpointUrl: standIn.url })),
         Layer.provide(Layer.succeedContext(limited)),
-        Layer.provide(AirtableWriteGuardsSql)
+        // The guards are provided too, for a test to leave a write half done as a crash would.
+        Layer.provideMerge(AirtableWriteGuardsSql)
       )
     })
   )
@@ -82,7 +83,7 @@ export const airtableRecordStore = (options: AirtableOnStandInOptions = {}) =>
 /** As `airtableRecordStore`, with its guards on a fresh database of the backend. */
 export const airtableOnStandIn = (
   options: AirtableOnStandInOptions & { readonly backend: SqlBackend }
-): Layer.Layer<RecordStore, unknown> =>
+): Layer.Layer<RecordStore | AirtableWriteGuards, unknown> =>
   airtableRecordStore(options).pipe(
     Layer.provide(migrationsLayer("tasks", tasksMigrations)),
     Layer.provide(options.backend.layer)
