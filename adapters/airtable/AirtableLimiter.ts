@@ -63,7 +63,12 @@ export const makeAirtableLimiter = (options: AirtableLimiterOptions = {}) =>
       shared.fixedWindow(window).pipe(
         Effect.timeoutOrElse({
           duration: Duration.seconds(1),
-          orElse: () => Effect.fail(new Error("the rate-limit store did not answer within a second"))
+          orElse: () =>
+            Effect.fail(
+              new RateLimiter.RateLimiterError({
+                reason: new RateLimiter.RateLimitStoreError({ message: "the store did not answer within a second" })
+              })
+            )
         }),
         Effect.tap(() => {
           if (!degraded) return Effect.void
