@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
+import { once } from "node:events"
 import {
   type BaseIncomplete,
   type BaseSchemaFailure,
@@ -180,5 +181,47 @@ describe("setting up a base for the task inbox (npm run airtable:setup, against 
         assert.include(missing.stderr, "AIRTABLE_TOKEN")
       })
     )
+  )
+
+  it.live("npm run airtable:stand-in serves one empty base on its own and prints the settings the setup takes", () =>
+    Effect.gen(function* () {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "test/fakes/airtable/StandInCli.ts", "--token", token, "--base", baseId],
+        { env: { ...process.env, AIRTABLE_TOKEN: "patFromTheEnvironment" }, stdio: ["ignore", "pipe", "pipe"] }
+      )
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL")))
+      let printed = ""
+      child.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()))
+      while (!printed.includes("npm run airtable:setup")) {
+        if (child.exitCode !== null) return assert.fail(`the stand-in stopped: ${printed}`)
+        yield* Effect.sleep("50 millis")
+      }
+      const url = /AIRTABLE_ENDPOINT_URL=(http:\/\/127\.0\.0\.1:\d+)\n/.exec(printed)?.[1]
+      assert.isDefined(url, printed)
+      assert.include(printed, `AIRTABLE_BASE_ID=${baseId}\n`)
+      assert.include(printed, `AIRTABLE_TOKEN=${token}\n`)
+      const get = (bearer: string) =>
+        Effect.promise(() =>
+          fetch(`${url}/v0/meta/bases/${baseId}/tables`, { headers: { authorization: `Bearer ${bearer}` } }).then(
+            async (r) => ({ status: r.status, body: await r.json() })
+          )
+        )
+      assert.deepStrictEqual(yield* get(token), { status: 200, body: { tables: [] } })
+      assert.strictEqual((yield* get("patFromTheEnvironment")).status, 401)
+
+      child.kill("SIGINT")
+      const [code] = yield* Effect.promise(() => once(child, "close"))
+      // Stopped by Ctrl-C: it says how busy the base was, closes its port and exits as an interrupted program.
+      assert.strictEqual(code, 130)
+      assert.include(printed, "Stopped after 2 requests; at most 2 to the base in any second; 0 answered 429.")
+      const refused = yield* Effect.promise(() =>
+        fetch(`${url}/v0/meta/bases`).then(
+          () => "answered",
+          () => "refused"
+        )
+      )
+      assert.strictEqual(refused, "refused")
+    }).pipe(Effect.scoped)
   )
 })

@@ -34,7 +34,15 @@ const standIn = Command.make("airtable-stand-in", { port, token, base }, (flags)
       Effect.promise(() =>
         startAirtableStandIn({ tokens: [tokenValue], bases: { [baseId]: {} }, port: Option.getOrUndefined(flags.port) })
       ),
-      (s) => Effect.promise(() => s.close())
+      (s) =>
+        Effect.promise(() => s.close()).pipe(
+          Effect.andThen(
+            Console.log(
+              `Stopped after ${s.requests.length} requests; at most ${s.busiestSecond(baseId)} to the base in any second; ` +
+                `${s.requests.filter((r) => r.status === 429).length} answered 429.`
+            )
+          )
+        )
     )
     yield* Console.log(
       [
