@@ -52,6 +52,8 @@ export interface AirtableField {
   /** The field's name in the task inbox's records (core/tasks); absent for a field the store manages. */
   readonly key?: string | undefined
   readonly managed?: ManagedField | undefined
+  /** A text field holding a JSON value (an object, a list): written as its JSON text, read back parsed. */
+  readonly json?: boolean | undefined
 }
 
 export interface AirtableTable {
@@ -205,7 +207,7 @@ const fieldsOf: Readonly<Record<Table, ReadonlyArray<AirtableField>>> = {
     text("type", "Type"),
     select("aiStatus", "AI Status", AiStatuses),
     // The proposed change, a JSON object, kept as its JSON text.
-    longText("proposedChangesObj", "Proposed Changes"),
+    { ...longText("proposedChangesObj", "Proposed Changes"), json: true },
     link("task", "Task", "tasks"),
     link("project", "Project", "projects"),
     link("outcome", "Outcome", "outcomes"),

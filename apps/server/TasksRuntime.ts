@@ -7,6 +7,7 @@ import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
+import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { TaskInboxLayer, type TaskInboxConfig } from "../../core/tasks/TaskInbox.ts"
 import type { ServerConfig } from "./Config.ts"
 import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
@@ -26,6 +27,10 @@ export const TasksDataSql = Layer.mergeAll(
   TransactionsSql
 )
 
+/** The task inbox's data as `TasksDataSql`, its records in the store given (an Airtable base). */
+export const TasksDataWith = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
+  Layer.mergeAll(records, TaskApiKeyStoreSql, SessionStoreSql, TasksOutboxSql, TransactionsSql)
+
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
   Option.getOrElse(config.tasksPublicUrl, () => `http://${config.host}:${port}`).replace(/\/+$/, "")
@@ -42,12 +47,18 @@ export const TasksUseCases = <Data, E, R>(config: TaskInboxConfig, data: Layer.L
  * The task inbox use cases over the SQL adapters (also provided). A malformed TASKS_MACHINE_KEYS stops the server at start
  * (the message names the entry's position, never a key).
  */
-export const TasksSql = (options: { readonly publicUrl: string; readonly machineKeys: Redacted.Redacted<string> }) =>
+export const TasksSql = <E = never, R = never>(options: {
+  readonly publicUrl: string
+  readonly machineKeys: Redacted.Redacted<string>
+  /** Where the records are kept, when not in the task inbox's own tables (TASKS_RECORD_STORE). */
+  readonly records?: Layer.Layer<RecordStore, E, R> | undefined
+}) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const keys = parseMachineKeys(Redacted.value(options.machineKeys))
       if (Result.isFailure(keys)) return yield* Effect.die(new Error(`TASKS_MACHINE_KEYS: ${keys.failure}`))
-      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, TasksDataSql)
+      const data = options.records === undefined ? TasksDataSql : TasksDataWith(options.records)
+      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, data)
     })
   )
 

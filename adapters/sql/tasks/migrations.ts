@@ -5,10 +5,12 @@ import { apiKeysTable } from "./0003_api_keys.ts"
 import { sessionsTable } from "./0004_sessions.ts"
 import { outboxTable } from "./0005_outbox.ts"
 import { outboxDelivery } from "./0006_outbox_delivery.ts"
+import { recordGuards } from "./0007_record_guards.ts"
 
 /**
  * The task inbox service's schema, `tasks`: idempotency keys, the record store's records (when Postgres is
- * the store), API keys, sessions and the event outbox with its delivery state.
+ * the store), API keys, sessions, the event outbox with its delivery state, and the locks and write notes of guarded writes
+ * to an upstream record store.
  */
 export const tasksMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("tasks", 1),
@@ -16,5 +18,6 @@ export const tasksMigrations: ReadonlyArray<Migration> = [
   apiKeysTable,
   sessionsTable,
   outboxTable,
-  outboxDelivery
+  outboxDelivery,
+  recordGuards
 ]
