@@ -29,7 +29,7 @@ const withStandIn = <A, E, R>(
   )
 
 /** `npm run airtable:setup` as a user runs it, against the stand-in. */
-const setup = (standIn: AirtableStandIn, env: Record<string, string> = {}) =>
+const setup = (standIn: AirtableStandIn, env: Record<string, string | undefined> = {}) =>
   Effect.promise(
     () =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -37,13 +37,15 @@ const setup = (standIn: AirtableStandIn, env: Record<string, string> = {}) =>
           "npm",
           ["run", "-s", "airtable:setup"],
           {
-            env: {
-              ...process.env,
-              AIRTABLE_ENDPOINT_URL: standIn.url,
-              AIRTABLE_BASE_ID: baseId,
-              AIRTABLE_TOKEN: token,
-              ...env
-            }
+            env: Object.fromEntries(
+              Object.entries({
+                ...process.env,
+                AIRTABLE_ENDPOINT_URL: standIn.url,
+                AIRTABLE_BASE_ID: baseId,
+                AIRTABLE_TOKEN: token,
+                ...env
+              }).filter(([, value]) => value !== undefined)
+            )
           },
           (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
         )
@@ -176,9 +178,13 @@ describe("setting up a base for the task inbox (npm run airtable:setup, against 
         const unknown = yield* setup(standIn, { AIRTABLE_BASE_ID: "appUnknownBase001" })
         assert.notStrictEqual(unknown.code, 0)
         assert.include(unknown.stderr, "schema.bases:read")
-        const missing = yield* setup(standIn, { AIRTABLE_TOKEN: "" })
+        const missing = yield* setup(standIn, { AIRTABLE_TOKEN: undefined })
         assert.notStrictEqual(missing.code, 0)
-        assert.include(missing.stderr, "AIRTABLE_TOKEN")
+        assert.strictEqual(missing.stderr, "The setup needs AIRTABLE_TOKEN.\n")
+        const invalid = yield* setup(standIn, { AIRTABLE_BASE_ID: "base" })
+        assert.notStrictEqual(invalid.code, 0)
+        assert.include(invalid.stderr, "AIRTABLE_BASE_ID")
+        assert.strictEqual(standIn.requests.length, 2)
       })
     )
   )
