@@ -221,6 +221,17 @@ describe("setting up a base for the task inbox (npm run airtable:setup, against 
       // Stopped by Ctrl-C: it says how busy the base was, closes its port and exits as an interrupted program.
       assert.strictEqual(code, 130)
       assert.include(printed, "Stopped after 2 requests; at most 2 to the base in any second; 0 answered 429.")
+      const refusedBase = spawn(
+        process.execPath,
+        ["--import", "tsx", "test/fakes/airtable/StandInCli.ts", "--base", "appShort"],
+        { stdio: ["ignore", "pipe", "pipe"] }
+      )
+      let said = ""
+      refusedBase.stdout.on("data", (chunk: Buffer) => (said += chunk.toString()))
+      refusedBase.stderr.on("data", (chunk: Buffer) => (said += chunk.toString()))
+      yield* Effect.promise(() => once(refusedBase, "close"))
+      assert.include(said, "appShort is not a base id: app and 14 letters or digits")
+      assert.notInclude(said, "listens at")
       const refused = yield* Effect.promise(() =>
         fetch(`${url}/v0/meta/bases`).then(
           () => "answered",

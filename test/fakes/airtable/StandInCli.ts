@@ -23,6 +23,10 @@ const token = Flag.String("token").pipe(
 const base = Flag.String("base").pipe(
   Flag.withDescription("The id of the base to serve (default: AIRTABLE_BASE_ID, else a new one)"),
   Flag.withFallbackConfig(Config.NonEmptyString("AIRTABLE_BASE_ID")),
+  Flag.filter(
+    (id) => /^app[A-Za-z0-9]{14}$/.test(id),
+    (id) => `${id} is not a base id: app and 14 letters or digits`
+  ),
   Flag.optional
 )
 
