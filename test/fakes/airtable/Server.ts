@@ -185,20 +185,13 @@ export const startAirtableStandIn = async (options: StandInOptions): Promise<Air
   for (const [baseId, tables] of Object.entries(options.bases ?? {})) {
     data.bases.set(baseId, new Map())
     for (const [key, seed] of Object.entries(tables)) {
-      const name = seed.name ?? key
-      const model = data.createTable(baseId, {
-        name,
-        fields: seed.fields.map((f) => (typeof f === "string" ? { name: f, type: "singleLineText" } : f))
-      })
-      const table = data.bases.get(baseId)!.get(model.id)!
-      if (/^tbl[A-Za-z0-9]{14}$/.test(key)) {
-        // Seeded under a table id: the table keeps that id.
-        data.bases.get(baseId)!.delete(model.id)
-        data.bases.get(baseId)!.set(key, { ...table, id: key })
-      }
-      const seeded = data.bases.get(baseId)!.get(/^tbl[A-Za-z0-9]{14}$/.test(key) ? key : model.id)!
-      for (const [id, fields] of Object.entries(seed.records ?? {})) {
-        seeded.records.set(id, { id, createdTime: new Date(now()).toISOString(), fields: { ...fields } })
+      const fields = seed.fields.map((f) => (typeof f === "string" ? { name: f, type: "singleLineText" } : f))
+      // Seeded under a table id, the table keeps that id.
+      const isId = /^tbl[A-Za-z0-9]{14}$/.test(key)
+      const model = data.createTable(baseId, { name: seed.name ?? key, fields }, isId ? key : undefined)
+      const seeded = data.bases.get(baseId)!.get(model.id)!
+      for (const [id, values] of Object.entries(seed.records ?? {})) {
+        seeded.records.set(id, { id, createdTime: new Date(now()).toISOString(), fields: { ...values } })
       }
     }
   }
