@@ -1,39 +1,20 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Config, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { ensureBase } from "../../adapters/airtable/AirtableBase.ts"
-import { airtableTables, defaultTableNames, type AirtableTableNames } from "../../adapters/airtable/AirtableFields.ts"
+import { airtableTables, type AirtableTableNames } from "../../adapters/airtable/AirtableFields.ts"
 import { AirtableLimiterFromStore } from "../../adapters/airtable/AirtableLimiter.ts"
-import { Tables } from "../../core/tasks/RecordStore.ts"
+import { ServerConfig } from "./Config.ts"
 
 /**
  * `npm run airtable:setup`: creates the tables and fields of the task inbox that the base AIRTABLE_BASE_ID lacks,
  * through the metadata API (the token needs the scopes schema.bases:read and schema.bases:write), and prints
- * what it made. It never changes or removes what exists: run twice, the second run makes nothing. A table or
- * field that exists otherwise than the task inbox needs it (another type, a name differing in case) is
- * printed to correct by hand, and the command exits non-zero.
+ * what it made. It reads the server's settings (AIRTABLE_TOKEN, AIRTABLE_BASE_ID, AIRTABLE_ENDPOINT_URL,
+ * AIRTABLE_TABLE_<TABLE>) and never changes or removes what exists: run twice, the second run makes nothing.
+ * A table or field that exists otherwise than the task inbox needs it (another type, a name differing in case)
+ * is printed to correct by hand, and the command exits non-zero.
  */
-
-/** `AIRTABLE_TABLE_TASKS`, `AIRTABLE_TABLE_PROJECTS`, ...: the base's name of each table, defaults `Tasks`, ... */
-const tableNames = Config.all(
-  Object.fromEntries(
-    Tables.map((table) => [
-      table,
-      Config.NonEmptyString(`AIRTABLE_TABLE_${table.toUpperCase()}`).pipe(Config.withDefault(defaultTableNames[table]))
-    ])
-  ) as { readonly [K in keyof AirtableTableNames]: Config.Config<string> }
-)
-
-const AirtableSetupConfig = Config.all({
-  token: Config.NonEmptyString("AIRTABLE_TOKEN").pipe(Config.map(Redacted.make)),
-  baseId: Config.NonEmptyString("AIRTABLE_BASE_ID"),
-  endpointUrl: Config.URL("AIRTABLE_ENDPOINT_URL").pipe(
-    Config.map((url) => url.toString()),
-    Config.withDefault("https://api.airtable.com")
-  ),
-  tableNames
-})
 
 /**
  * The setup runs before the servers (they refuse a base it has not completed), in a process of its own: it paces
@@ -80,12 +61,21 @@ const airtableSetup = (config: {
   )
 
 const program = Effect.gen(function* () {
-  const report = yield* airtableSetup(yield* AirtableSetupConfig)
+  // The server's own settings: the same base, token, endpoint and table names the task inbox will use.
+  const config = yield* ServerConfig
+  if (Option.isNone(config.airtableToken)) return yield* fail("The setup needs AIRTABLE_TOKEN.")
+  if (Option.isNone(config.airtableBaseId)) return yield* fail("The setup needs AIRTABLE_BASE_ID.")
+  const report = yield* airtableSetup({
+    token: config.airtableToken.value,
+    baseId: config.airtableBaseId.value,
+    endpointUrl: config.recordStoreEndpointUrl,
+    tableNames: config.airtableTableNames
+  })
   if (report.mismatches.length > 0) process.exitCode = 1
 }).pipe(
   Effect.catchTags({
     BaseSchemaFailure: (failure) => fail(failure.message),
-    ConfigError: (error) => fail(`The setup needs AIRTABLE_TOKEN and AIRTABLE_BASE_ID: ${error.message}`)
+    ConfigError: (error) => fail(`A setting is not valid: ${error.message}`)
   })
 )
 

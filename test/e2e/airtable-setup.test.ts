@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
+import { once } from "node:events"
 import {
   type BaseIncomplete,
   type BaseSchemaFailure,
@@ -28,7 +29,7 @@ const withStandIn = <A, E, R>(
   )
 
 /** `npm run airtable:setup` as a user runs it, against the stand-in. */
-const setup = (standIn: AirtableStandIn, env: Record<string, string> = {}) =>
+const setup = (standIn: AirtableStandIn, env: Record<string, string | undefined> = {}) =>
   Effect.promise(
     () =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -36,13 +37,15 @@ const setup = (standIn: AirtableStandIn, env: Record<string, string> = {}) =>
           "npm",
           ["run", "-s", "airtable:setup"],
           {
-            env: {
-              ...process.env,
-              AIRTABLE_ENDPOINT_URL: standIn.url,
-              AIRTABLE_BASE_ID: baseId,
-              AIRTABLE_TOKEN: token,
-              ...env
-            }
+            env: Object.fromEntries(
+              Object.entries({
+                ...process.env,
+                AIRTABLE_ENDPOINT_URL: standIn.url,
+                AIRTABLE_BASE_ID: baseId,
+                AIRTABLE_TOKEN: token,
+                ...env
+              }).filter(([, value]) => value !== undefined)
+            )
           },
           (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
         )
@@ -175,10 +178,67 @@ describe("setting up a base for the task inbox (npm run airtable:setup, against 
         const unknown = yield* setup(standIn, { AIRTABLE_BASE_ID: "appUnknownBase001" })
         assert.notStrictEqual(unknown.code, 0)
         assert.include(unknown.stderr, "schema.bases:read")
-        const missing = yield* setup(standIn, { AIRTABLE_TOKEN: "" })
+        const missing = yield* setup(standIn, { AIRTABLE_TOKEN: undefined })
         assert.notStrictEqual(missing.code, 0)
-        assert.include(missing.stderr, "AIRTABLE_TOKEN")
+        assert.strictEqual(missing.stderr, "The setup needs AIRTABLE_TOKEN.\n")
+        const invalid = yield* setup(standIn, { AIRTABLE_BASE_ID: "base" })
+        assert.notStrictEqual(invalid.code, 0)
+        assert.include(invalid.stderr, "AIRTABLE_BASE_ID")
+        assert.strictEqual(standIn.requests.length, 2)
       })
     )
+  )
+
+  it.live("npm run airtable:stand-in serves one empty base on its own and prints the settings the setup takes", () =>
+    Effect.gen(function* () {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "test/fakes/airtable/StandInCli.ts", "--token", token, "--base", baseId],
+        { env: { ...process.env, AIRTABLE_TOKEN: "patFromTheEnvironment" }, stdio: ["ignore", "pipe", "pipe"] }
+      )
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL")))
+      let printed = ""
+      child.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()))
+      while (!printed.includes("npm run airtable:setup")) {
+        if (child.exitCode !== null) return assert.fail(`the stand-in stopped: ${printed}`)
+        yield* Effect.sleep("50 millis")
+      }
+      const url = /AIRTABLE_ENDPOINT_URL=(http:\/\/127\.0\.0\.1:\d+)\n/.exec(printed)?.[1]
+      assert.isDefined(url, printed)
+      assert.include(printed, `AIRTABLE_BASE_ID=${baseId}\n`)
+      assert.include(printed, `AIRTABLE_TOKEN=${token}\n`)
+      const get = (bearer: string) =>
+        Effect.promise(() =>
+          fetch(`${url}/v0/meta/bases/${baseId}/tables`, { headers: { authorization: `Bearer ${bearer}` } }).then(
+            async (r) => ({ status: r.status, body: await r.json() })
+          )
+        )
+      assert.deepStrictEqual(yield* get(token), { status: 200, body: { tables: [] } })
+      assert.strictEqual((yield* get("patFromTheEnvironment")).status, 401)
+
+      child.kill("SIGINT")
+      const [code] = yield* Effect.promise(() => once(child, "close"))
+      // Stopped by Ctrl-C: it says how busy the base was, closes its port and exits as an interrupted program.
+      assert.strictEqual(code, 130)
+      assert.include(printed, "Stopped after 2 requests; at most 2 to the base in any second; 0 answered 429.")
+      const refusedBase = spawn(
+        process.execPath,
+        ["--import", "tsx", "test/fakes/airtable/StandInCli.ts", "--base", "appShort"],
+        { stdio: ["ignore", "pipe", "pipe"] }
+      )
+      let said = ""
+      refusedBase.stdout.on("data", (chunk: Buffer) => (said += chunk.toString()))
+      refusedBase.stderr.on("data", (chunk: Buffer) => (said += chunk.toString()))
+      yield* Effect.promise(() => once(refusedBase, "close"))
+      assert.include(said, "appShort is not a base id: app and 14 letters or digits")
+      assert.notInclude(said, "listens at")
+      const refused = yield* Effect.promise(() =>
+        fetch(`${url}/v0/meta/bases`).then(
+          () => "answered",
+          () => "refused"
+        )
+      )
+      assert.strictEqual(refused, "refused")
+    }).pipe(Effect.scoped)
   )
 })

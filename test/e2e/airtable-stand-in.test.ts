@@ -320,6 +320,27 @@ describe("the Airtable stand-in, driven by the official airtable.js client", () 
           message: "The service is temporarily unavailable. Please retry shortly.",
           statusCode: 503
         })
+
+        // No answer at all, and an answer too slow for the client's timeout: failures without a status.
+        standIn.failNext.push({ status: 0 })
+        const dropped = yield* failure(select({}))
+        assert.isUndefined(dropped.statusCode)
+        standIn.failNext.push({ status: 200, delayMs: 2_000 })
+        const slow = new Airtable({ apiKey: token, endpointUrl: standIn.url, requestTimeout: 100 }).base(baseId)
+        const timedOut = yield* failure(() => slow("Tasks").select().all())
+        assert.isUndefined(timedOut.statusCode)
+        assert.match(timedOut.message, /abort/i)
+        // A delayed request is otherwise served as usual.
+        standIn.failNext.push({ status: 200, delayMs: 50 })
+        assert.deepStrictEqual(
+          yield* call(() =>
+            tasks
+              .select()
+              .all()
+              .then((records) => records.length)
+          ),
+          0
+        )
       })
     )
   )

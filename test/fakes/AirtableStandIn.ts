@@ -2,6 +2,7 @@
 export {
   type AirtableStandIn,
   busiest,
+  type Fault,
   newBaseId,
   type SeedField,
   type SeedTable,

@@ -96,6 +96,7 @@ export class Bases {
     return field
   }
 
+  /** The table of `table`'s base with this id. */
   private tableById(table: StandInTable, id: string): StandInTable | undefined {
     for (const tables of this.bases.values()) if (tables.has(table.id)) return tables.get(id)
     return undefined
@@ -114,7 +115,8 @@ export class Bases {
     }
   }
 
-  createTable(baseId: string, body: unknown) {
+  /** Creates a table (`id`: the id a seeded table keeps; otherwise a new one). */
+  createTable(baseId: string, body: unknown, id = newId("tbl")) {
     const base = this.base(baseId)
     if (!isObject(body) || typeof body.name !== "string" || !Array.isArray(body.fields)) throw invalidRequest()
     const name = body.name.trim()
@@ -138,7 +140,7 @@ export class Bases {
     }))
     const fields = checked.map((input) => makeField(input, input.options))
     const table: StandInTable = {
-      id: newId("tbl"),
+      id,
       name,
       description: typeof body.description === "string" ? body.description : undefined,
       primaryFieldId: fields[0]!.id,
@@ -292,7 +294,8 @@ export class Bases {
   }
 
   /**
-   * Creates (no `id`) or updates records, all or none: every record is checked before any is written.
+   * Creates (no `id`) or updates records, all or none: every record is checked before any is written (but for
+   * what `typecast` adds on the way: a select option, a linked record found by its primary value).
    * `replace` (PUT) clears the fields a write leaves out.
    */
   write(table: StandInTable, writes: ReadonlyArray<RecordWrite>, typecast: boolean, replace = false) {

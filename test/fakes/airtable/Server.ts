@@ -51,7 +51,18 @@ export interface StandInRequest {
   readonly baseId: string | undefined
   /** When it arrived, in milliseconds since the epoch. */
   readonly at: number
+  /** The status answered; 0 while none is (or when the connection was dropped). */
   status: number
+}
+
+/** What the stand-in does with one request instead of serving it at once. */
+export interface Fault {
+  /** The status to answer (the body names `type`); 0 drops the connection unanswered; 200 serves the request. */
+  readonly status: number
+  readonly type?: string
+  readonly retryAfter?: string
+  /** Waits this long before answering: a slow upstream, for a client's timeout. */
+  readonly delayMs?: number
 }
 
 export interface AirtableStandIn {
@@ -61,8 +72,8 @@ export interface AirtableStandIn {
   /** The table of a base by id or name (throws when there is none). */
   readonly table: (baseId: string, idOrName: string) => StandInTable
   readonly requests: Array<StandInRequest>
-  /** Answers the next requests with these statuses (and types), first to last, before serving again. */
-  readonly failNext: Array<{ readonly status: number; readonly type?: string; readonly retryAfter?: string }>
+  /** Faults for the next requests, first to last (after the token and the rate limit are checked). */
+  readonly failNext: Array<Fault>
   /** The most requests the base received in any span of one second (all of them, refused ones included). */
   readonly busiestSecond: (baseId: string) => number
   readonly close: () => Promise<void>
@@ -174,20 +185,13 @@ export const startAirtableStandIn = async (options: StandInOptions): Promise<Air
   for (const [baseId, tables] of Object.entries(options.bases ?? {})) {
     data.bases.set(baseId, new Map())
     for (const [key, seed] of Object.entries(tables)) {
-      const name = seed.name ?? key
-      const model = data.createTable(baseId, {
-        name,
-        fields: seed.fields.map((f) => (typeof f === "string" ? { name: f, type: "singleLineText" } : f))
-      })
-      const table = data.bases.get(baseId)!.get(model.id)!
-      if (/^tbl[A-Za-z0-9]{14}$/.test(key)) {
-        // Seeded under a table id: the table keeps that id.
-        data.bases.get(baseId)!.delete(model.id)
-        data.bases.get(baseId)!.set(key, { ...table, id: key })
-      }
-      const seeded = data.bases.get(baseId)!.get(/^tbl[A-Za-z0-9]{14}$/.test(key) ? key : model.id)!
-      for (const [id, fields] of Object.entries(seed.records ?? {})) {
-        seeded.records.set(id, { id, createdTime: new Date(now()).toISOString(), fields: { ...fields } })
+      const fields = seed.fields.map((f) => (typeof f === "string" ? { name: f, type: "singleLineText" } : f))
+      // Seeded under a table id, the table keeps that id.
+      const isId = /^tbl[A-Za-z0-9]{14}$/.test(key)
+      const model = data.createTable(baseId, { name: seed.name ?? key, fields }, isId ? key : undefined)
+      const seeded = data.bases.get(baseId)!.get(model.id)!
+      for (const [id, values] of Object.entries(seed.records ?? {})) {
+        seeded.records.set(id, { id, createdTime: new Date(now()).toISOString(), fields: { ...values } })
       }
     }
   }
@@ -308,7 +312,12 @@ export const startAirtableStandIn = async (options: StandInOptions): Promise<Air
       if (auth === null || !options.tokens.includes(auth[1]!)) throw authenticationRequired()
       if (request.baseId !== undefined && overLimit(request.baseId, request.at)) throw rateLimited()
       const fault = failNext.shift()
-      if (fault !== undefined) {
+      if (fault?.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+      if (fault?.status === 0) {
+        req.socket.destroy()
+        return
+      }
+      if (fault !== undefined && fault.status !== 200) {
         throw new ApiError(
           fault.status,
           { error: { type: fault.type ?? "RETRIABLE_ERROR", message: "Injected failure" } },

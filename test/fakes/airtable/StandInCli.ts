@@ -23,6 +23,10 @@ const token = Flag.String("token").pipe(
 const base = Flag.String("base").pipe(
   Flag.withDescription("The id of the base to serve (default: AIRTABLE_BASE_ID, else a new one)"),
   Flag.withFallbackConfig(Config.NonEmptyString("AIRTABLE_BASE_ID")),
+  Flag.filter(
+    (id) => /^app[A-Za-z0-9]{14}$/.test(id),
+    (id) => `${id} is not a base id: app and 14 letters or digits`
+  ),
   Flag.optional
 )
 
@@ -34,7 +38,15 @@ const standIn = Command.make("airtable-stand-in", { port, token, base }, (flags)
       Effect.promise(() =>
         startAirtableStandIn({ tokens: [tokenValue], bases: { [baseId]: {} }, port: Option.getOrUndefined(flags.port) })
       ),
-      (s) => Effect.promise(() => s.close())
+      (s) =>
+        Effect.promise(() => s.close()).pipe(
+          Effect.andThen(
+            Console.log(
+              `Stopped after ${s.requests.length} requests; at most ${s.busiestSecond(baseId)} to the base in any second; ` +
+                `${s.requests.filter((r) => r.status === 429).length} answered 429.`
+            )
+          )
+        )
     )
     yield* Console.log(
       [
