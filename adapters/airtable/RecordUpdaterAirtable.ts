@@ -1,12 +1,18 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import * as RateLimiter from "effect/persistence/RateLimiter"
 import { isBaseId, isRecordId, isTableId } from "../../core/decisions/DecisionAction.ts"
 import { RecordUpdateFailed, RecordUpdater, type RecordUpdate } from "../../core/decisions/RecordUpdater.ts"
+import { AirtableClient, AirtableClientLive, type AirtableFailure } from "./AirtableClient.ts"
+import { AirtableLimiterFromStore, type AirtableLimiterOptions } from "./AirtableLimiter.ts"
 
 export interface RecordUpdaterAirtableConfig {
   /** The API's origin, `https://api.airtable.com` unless pointed at another host (a local stand-in in tests). */
   readonly endpointUrl: string
   /** Per request. Default 30 s. */
   readonly timeoutMs?: number | undefined
+  /** The limiter's settings (AirtableLimiter.ts). Default Airtable's. */
+  readonly limiter?: AirtableLimiterOptions | undefined
 }
 
 const permanent = (message: string) => new RecordUpdateFailed({ message, retryable: false })
@@ -40,58 +46,59 @@ const failureFor = (status: number, type: string | undefined): RecordUpdateFaile
   }
 }
 
+/** What a failure of the client means for the action. */
+const failureOfClient = (failure: AirtableFailure): RecordUpdateFailed =>
+  failure.type === "BUSY"
+    ? transient("The record store is rate limiting requests; the update will be retried.")
+    : failure.status === 0
+      ? transient("The record store could not be reached; the update will be retried.")
+      : failureFor(failure.status, failure.type)
+
 /**
  * The RecordUpdater port over Airtable's record update API: `PATCH /v0/{baseId}/{tableId}/{recordId}` with
- * `{fields, typecast: true}` and a bearer token (only the sent fields change; `typecast` lets the text
- * values of a template fill dates, numbers and selects). 429 and 5xx, timeouts and network failures are
- * retryable; every other refusal is permanent.
+ * `{fields, typecast: true}` and the organization's token (only the sent fields change; `typecast` lets the
+ * text values of a template fill dates, numbers and selects), through the one client of the process
+ * (AirtableClient.ts): the base's turn from the limiter every instance shares with the task inbox, and the
+ * pause after a 429. Each update is sent once: the action worker retries it. 429 and 5xx, timeouts and
+ * network failures are retryable; every other refusal is permanent.
  */
-export const RecordUpdaterAirtable = (config: RecordUpdaterAirtableConfig) =>
-  Layer.succeed(RecordUpdater)(
-    RecordUpdater.of({
+export const RecordUpdaterAirtableOn: Layer.Layer<RecordUpdater, never, AirtableClient> = Layer.effect(
+  RecordUpdater,
+  Effect.gen(function* () {
+    const client = yield* AirtableClient
+    return RecordUpdater.of({
       update: Effect.fn("RecordUpdaterAirtable.update")(function* (input: RecordUpdate) {
         // Only ids of the record store become path segments, so the request's path is always this record's.
         if (!isBaseId(input.baseId) || !isTableId(input.tableId) || !isRecordId(input.recordId)) {
           return yield* permanent("The record to update is not named by record store ids.")
         }
-        const url = new URL(`/v0/${input.baseId}/${input.tableId}/${input.recordId}`, config.endpointUrl)
-        const response = yield* use(
-          (signal) =>
-            fetch(url, {
+        yield* client
+          .send(
+            input.token,
+            input.baseId,
+            {
               method: "PATCH",
-              headers: {
-                authorization: `Bearer ${Redacted.value(input.token)}`,
-                "content-type": "application/json"
-              },
-              body: JSON.stringify({ fields: input.fields, typecast: true }),
-              signal
-            }).then(async (r) => ({ status: r.status, body: await r.text() })),
-          config.timeoutMs ?? 30_000
-        )
-        if (response.status >= 200 && response.status < 300) return
-        return yield* failureFor(response.status, errorType(response.body))
+              path: `${input.baseId}/${input.tableId}/${input.recordId}`,
+              body: { fields: input.fields, typecast: true },
+              idempotent: true,
+              attempts: 1
+            },
+            Schema.Unknown
+          )
+          .pipe(Effect.mapError(failureOfClient))
       })
     })
-  )
-
-/** The one place a Promise of the upstream is run: any rejection (network, timeout) is a retryable failure. */
-const use = <A>(f: (signal: AbortSignal) => Promise<A>, timeoutMs: number) =>
-  Effect.tryPromise({
-    try: () => f(AbortSignal.timeout(timeoutMs)),
-    catch: () => transient("The record store could not be reached; the update will be retried.")
   })
+)
 
-/** `{"error": {"type"}}` or `{"error": "NOT_FOUND"}`: the type, if the body says one. */
-const errorType = (body: string): string | undefined => {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown }
-    const error = parsed.error
-    if (typeof error === "string") return error
-    if (typeof error === "object" && error !== null && typeof (error as { type?: unknown }).type === "string") {
-      return (error as { type: string }).type
-    }
-  } catch {
-    return undefined
-  }
-  return undefined
-}
+/**
+ * The updater with a client and a limiter of its own, over a rate-limit store in this process's memory: for
+ * tests and embedding. The bundled server gives it the process's one client (RecordUpdaterAirtableOn).
+ */
+export const RecordUpdaterAirtable = (config: RecordUpdaterAirtableConfig) =>
+  RecordUpdaterAirtableOn.pipe(
+    Layer.provide(AirtableClientLive({ endpointUrl: config.endpointUrl, timeoutMillis: config.timeoutMs })),
+    Layer.provide(AirtableLimiterFromStore(config.limiter)),
+    Layer.provide(RateLimiter.layerStoreMemory),
+    Layer.provide(FetchHttpClient.layer)
+  )

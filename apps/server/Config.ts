@@ -3,6 +3,8 @@ import { defaultRetrySchedule, parseRetrySchedule } from "../../core/decisions/W
 import { parseContextKeys } from "../../core/hub/ContextKeys.ts"
 import { parseProviderProfiles } from "../../core/hub/ServiceDataProviders.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
+import { Tables, type Table } from "../../core/tasks/RecordStore.ts"
+import { defaultTableNames } from "../../adapters/airtable/AirtableFields.ts"
 
 /** Every setting of the bundled server, read from environment variables only (ARCHITECTURE: Config in apps/server). */
 export const SecretNames = [
@@ -46,6 +48,13 @@ const MachineKeysText = Schema.String.check(
     const parsed = parseMachineKeys(text)
     return Result.isSuccess(parsed) || parsed.failure
   })
+)
+
+/** An Airtable base id: `app` and 14 letters or digits. */
+const BaseIdText = Schema.String.check(
+  Schema.makeFilter(
+    (text: string) => /^app[A-Za-z0-9]{14}$/.test(text) || "must be a base id: app and 14 letters or digits"
+  )
 )
 
 /** `service-id:key`, comma-separated (core/hub/ContextKeys.ts); a refusal names the entry, never the key. */
@@ -118,6 +127,24 @@ export const ServerConfig = Config.all({
   recordStoreEndpointUrl: Config.URL("AIRTABLE_ENDPOINT_URL").pipe(
     Config.map((url) => url.toString()),
     Config.withDefault("https://api.airtable.com")
+  ),
+  /**
+   * Where the task inbox keeps its records: `sql`, its own tables in the database (the default), or `airtable`,
+   * the Airtable base AIRTABLE_BASE_ID reached with AIRTABLE_TOKEN (docs/airtable.md).
+   */
+  tasksRecordStore: Config.Literals(["sql", "airtable"], "TASKS_RECORD_STORE").pipe(Config.withDefault("sql" as const)),
+  airtableToken: Config.option(Config.Redacted("AIRTABLE_TOKEN")),
+  airtableBaseId: Config.option(Config.schema(BaseIdText, "AIRTABLE_BASE_ID")),
+  /** The base's table for each of the task inbox's tables: AIRTABLE_TABLE_TASKS, ..._PROJECTS, and so on. */
+  airtableTableNames: Config.all(
+    Object.fromEntries(
+      Tables.map((table) => [
+        table,
+        Config.NonEmptyString(`AIRTABLE_TABLE_${table.toUpperCase()}`).pipe(
+          Config.withDefault(defaultTableNames[table])
+        )
+      ])
+    ) as { readonly [T in Table]: Config.Config<string> }
   ),
   /** Where the hub reaches the first-party services, and where they reach the hub. Default: their listeners. */
   hubUrl: Config.option(Config.URL("HUB_URL").pipe(Config.map((url) => url.toString()))),

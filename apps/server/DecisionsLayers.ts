@@ -54,11 +54,11 @@ export interface DecisionsSettings {
 }
 
 /** What the decisions use cases run over: the data ports, and the two ways out of the process. */
-export interface DecisionsAdapters<Data, E, R> {
+export interface DecisionsAdapters<Data, E, R, UE = never, UR = never> {
   /** The data ports and units of work: `DecisionsDataMemory`, or `DecisionsDataSql` with `TransactionsSql`. */
   readonly data: Layer.Layer<Data, E, R>
   /** Performs record actions (the upstream record store). */
-  readonly recordUpdater: Layer.Layer<RecordUpdater>
+  readonly recordUpdater: Layer.Layer<RecordUpdater, UE, UR>
   /** Posts webhook deliveries. */
   readonly webhookSender: Layer.Layer<WebhookSender>
 }
@@ -68,7 +68,10 @@ export interface DecisionsAdapters<Data, E, R> {
  * `Decisions`, `Templates`, `Webhooks`, the record-action and webhook-delivery workers and the pages plane,
  * over the adapters given (also provided, for inspection and for the routes' own needs).
  */
-export const DecisionsUseCases = <Data, E, R>(settings: DecisionsSettings, adapters: DecisionsAdapters<Data, E, R>) => {
+export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
+  settings: DecisionsSettings,
+  adapters: DecisionsAdapters<Data, E, R, UE, UR>
+) => {
   const webhooks = Webhooks.layer({ secretsKey: settings.secretsKey, allowLoopbackHttp: settings.allowLoopbackHttp })
   const workers = Layer.merge(
     RecordActions.layer({ secretsKey: settings.secretsKey, retryPolicy: settings.recordActionRetryPolicy }),

@@ -1,25 +1,30 @@
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { RateLimitsFromStore, RateLimitsMemory } from "../../adapters/http/RateLimits.ts"
+import type { RedisError } from "effect/persistence/Redis"
+import type { SqlClient, SqlError } from "effect/sql"
+import { RateLimitsFromStore } from "../../adapters/http/RateLimits.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
 import { RateLimiterStoreSql } from "../../adapters/sql/ratelimits/RateLimiterStoreSql.ts"
 
-/**
- * Where the rate-limit budgets live, chosen once at start: Redis when REDIS_URL is set, else the Postgres
- * server of DATABASE_URL (the `rate_limits` schema), else this process's memory (the embedded database has
- * one process per DATA_DIR, so that is every instance there is). A Redis that cannot be reached at start
- * fails the start, as a database that cannot be reached does.
- */
-export const RateLimitsFromConfig = (config: {
+export interface RateLimitStoreConfig {
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
   readonly redisKeyPrefix: string
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
-}) => {
+}
+
+/**
+ * Where the rate budgets live, chosen once at start: Redis when REDIS_URL is set, else the Postgres server of
+ * DATABASE_URL (the `rate_limits` schema), else this process's memory (the embedded database has one process
+ * per DATA_DIR, so that is every instance there is). A Redis that cannot be reached at start fails the start,
+ * as a database that cannot be reached does.
+ */
+export const RateLimiterStoreFromConfig = (
+  config: RateLimitStoreConfig
+): Layer.Layer<RateLimiter.RateLimiterStore, RedisError | SqlError.SqlError, SqlClient.SqlClient> => {
   if (Option.isSome(config.redisUrl)) {
-    return RateLimitsFromStore.pipe(
-      Layer.provide(RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix })),
+    return RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix }).pipe(
       Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) })),
       Layer.tapError(() =>
         Effect.logError("REDIS_URL: the Redis server cannot be reached; the rate-limit budgets need it to start")
@@ -27,10 +32,11 @@ export const RateLimitsFromConfig = (config: {
     )
   }
   if (Option.isSome(config.databaseUrl)) {
-    return RateLimitsFromStore.pipe(
-      Layer.provide(RateLimiterStoreSql),
-      Layer.provide(migrationsLayer("rate_limits", rateLimitMigrations))
-    )
+    return RateLimiterStoreSql.pipe(Layer.provide(migrationsLayer("rate_limits", rateLimitMigrations)))
   }
-  return RateLimitsMemory
+  return RateLimiter.layerStoreMemory
 }
+
+/** The rate-limit port over the store of the configuration (every service's budgets). */
+export const RateLimitsFromConfig = (config: RateLimitStoreConfig) =>
+  RateLimitsFromStore.pipe(Layer.provide(RateLimiterStoreFromConfig(config)))

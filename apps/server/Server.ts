@@ -34,7 +34,9 @@ import type { RecordStoreCredentials } from "../../core/decisions/RecordStoreCre
 import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
 import type { OrganizationAdmins } from "../../core/decisions/OrganizationAdmins.ts"
 import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
-import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { RecordUpdaterAirtableOn } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { RateLimitsFromStore } from "../../adapters/http/RateLimits.ts"
+import { AirtableFromConfig, TasksRecordStoreFromConfig } from "./AirtableRuntime.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import {
   decisionsRoutes,
@@ -58,7 +60,7 @@ import { HubServiceDataUpstreams } from "./HubServiceData.ts"
 import { HubFactRelay } from "./HubFactsRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
-import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
+import { RateLimiterStoreFromConfig } from "./RateLimitsRuntime.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -193,6 +195,10 @@ export const makeServer = (options: ServerOptions) => {
     image: Option.getOrUndefined(Option.map(config.embeddedImage, (dir) => ({ dir, schemas: embeddedSchemas })))
   })
   const migrations = Layer.mergeAll(migrationsLayer("hub", hubMigrations), migrationsLayer("tasks", tasksMigrations))
+  // One store of rate budgets for every limit of every service, shared with the other instances; Airtable's
+  // limiter of requests per base keeps its turns there too, one client for the task inbox and decisions.
+  const rateLimitStore = RateLimiterStoreFromConfig(config)
+  const airtable = AirtableFromConfig(config, rateLimitStore)
 
   // The hub over the `hub` schema (HubLayers.ts). Without HUB_SECRETS_KEY the registry fails closed: nothing
   // is registered and signed routes refuse.
@@ -254,7 +260,7 @@ export const makeServer = (options: ServerOptions) => {
     },
     {
       data: options.decisionsData,
-      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
+      recordUpdater: RecordUpdaterAirtableOn.pipe(Layer.provide(airtable)),
       webhookSender: WebhookSenderHttp({ allowLoopback: !production })
     }
   )
@@ -369,7 +375,13 @@ export const makeServer = (options: ServerOptions) => {
         publisher: hubInProcess
       })
     ),
-    Layer.provide(TasksSql({ publicUrl: tasksUrl, machineKeys: config.tasksMachineKeys })),
+    Layer.provide(
+      TasksSql({
+        publicUrl: tasksUrl,
+        machineKeys: config.tasksMachineKeys,
+        records: TasksRecordStoreFromConfig(config, airtable)
+      })
+    ),
     Layer.provide(IdempotencyStoreSql("tasks"))
   )
 
@@ -379,10 +391,14 @@ export const makeServer = (options: ServerOptions) => {
   })
   const listeners = Layer.mergeAll(hubListener, decisionsListener, tasksListener, metricsListener)
 
-  // One store of rate budgets for every limit of every service, shared with the other instances.
   return listeners.pipe(
     Layer.provide(
-      Layer.mergeAll(ReadinessFromDatabase, TransactionsSql, analyzeEmbedded, RateLimitsFromConfig(config))
+      Layer.mergeAll(
+        ReadinessFromDatabase,
+        TransactionsSql,
+        analyzeEmbedded,
+        RateLimitsFromStore.pipe(Layer.provide(rateLimitStore))
+      )
     ),
     Layer.provide(migrations),
     Layer.provideMerge(database),

@@ -8,6 +8,7 @@ import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
 import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
+import type { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { TaskInboxLayer, type TaskInboxConfig } from "../../core/tasks/TaskInbox.ts"
 import type { ServerConfig } from "./Config.ts"
 import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
@@ -16,17 +17,22 @@ import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
 export const TasksOutboxSql = ProducerOutboxSql({ schema: "tasks", table: "outbox" })
 
 /**
- * The task inbox's data in its own Postgres schema, `tasks` (records, API keys, sessions, event outbox),
- * and its units of work: a task's change and the event it implies commit together.
+ * The task inbox's data in its own Postgres schema, `tasks` (API keys, sessions, event outbox, organizations'
+ * statuses) and its units of work, its records in the store given: a task's change and the event it implies
+ * commit together.
  */
-export const TasksDataSql = Layer.mergeAll(
-  RecordStoreSql,
-  TaskApiKeyStoreSql,
-  SessionStoreSql,
-  TasksOutboxSql,
-  OrganizationStatusesSql("tasks"),
-  TransactionsSql
-)
+export const TasksDataWith = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
+  Layer.mergeAll(
+    records,
+    TaskApiKeyStoreSql,
+    SessionStoreSql,
+    TasksOutboxSql,
+    OrganizationStatusesSql("tasks"),
+    TransactionsSql
+  )
+
+/** The task inbox's data with its records in its own tables too (`tasks.records`). */
+export const TasksDataSql = TasksDataWith(RecordStoreSql)
 
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
@@ -44,12 +50,18 @@ export const TasksUseCases = <Data, E, R>(config: TaskInboxConfig, data: Layer.L
  * The task inbox use cases over the SQL adapters (also provided). A malformed TASKS_MACHINE_KEYS stops the server at start
  * (the message names the entry's position, never a key).
  */
-export const TasksSql = (options: { readonly publicUrl: string; readonly machineKeys: Redacted.Redacted<string> }) =>
+export const TasksSql = <E = never, R = never>(options: {
+  readonly publicUrl: string
+  readonly machineKeys: Redacted.Redacted<string>
+  /** Where the records are kept, when not in the task inbox's own tables (TASKS_RECORD_STORE). */
+  readonly records?: Layer.Layer<RecordStore, E, R> | undefined
+}) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const keys = parseMachineKeys(Redacted.value(options.machineKeys))
       if (Result.isFailure(keys)) return yield* Effect.die(new Error(`TASKS_MACHINE_KEYS: ${keys.failure}`))
-      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, TasksDataSql)
+      const data = options.records === undefined ? TasksDataSql : TasksDataWith(options.records)
+      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, data)
     })
   )
 

@@ -1,7 +1,9 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
-import { RecordUpdaterAirtable } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { RecordUpdaterAirtableOn } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
+import { AirtableFromConfig, TasksRecordStoreFromConfig } from "./AirtableRuntime.ts"
+import { RateLimiterStoreFromConfig } from "./RateLimitsRuntime.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
@@ -35,7 +37,12 @@ const program = Effect.gen(function* () {
     migrationsLayer("decisions", decisionsMigrations),
     migrationsLayer("tasks", tasksMigrations)
   )
-  const tasks = TasksSql({ publicUrl: tasksPublicUrl(config, config.tasksPort), machineKeys: config.tasksMachineKeys })
+  const airtable = AirtableFromConfig(config, RateLimiterStoreFromConfig(config))
+  const tasks = TasksSql({
+    publicUrl: tasksPublicUrl(config, config.tasksPort),
+    machineKeys: config.tasksMachineKeys,
+    records: TasksRecordStoreFromConfig(config, airtable)
+  })
   // The demo registers no service: no secrets key, so the registry stays closed.
   const hub = HubDirectoryUseCases(
     { secretsKey: undefined, allowLoopbackHttp: false },
@@ -46,7 +53,7 @@ const program = Effect.gen(function* () {
     { secretsKey: undefined, allowLoopbackHttp: false },
     {
       data: Layer.merge(DecisionsDataSql, TransactionsSql),
-      recordUpdater: RecordUpdaterAirtable({ endpointUrl: config.recordStoreEndpointUrl }),
+      recordUpdater: RecordUpdaterAirtableOn.pipe(Layer.provide(airtable)),
       webhookSender: WebhookSenderHttp({ allowLoopback: false })
     }
   )

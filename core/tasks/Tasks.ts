@@ -259,21 +259,28 @@ const make = (settings: TasksSettings) =>
         if (action === "accept") yield* requireRecord("projects", "projectIds", projectId!)
         const successful: Array<string> = []
         const ids = [...new Set(body.taskIds)]
-        for (const id of ids) {
-          const outcome = yield* Effect.result(
-            Effect.gen(function* () {
-              const task = yield* partyTask(user, id)
-              const now = yield* isoNow
-              const changes =
-                action === "accept"
-                  ? Triage.accept(projectId!, undefined)
-                  : action === "reject"
-                    ? Triage.reject(task, user, body.reason ?? defaultBulkRejectReason, now)
-                    : Triage.done()
-              yield* changeTask(task, changes)
-            })
-          )
-          if (Result.isSuccess(outcome)) successful.push(id)
+        // Ten tasks at a time: a store that gathers writes made together (an upstream taking 10 records a
+        // request) then reads and writes each ten in one request.
+        const outcomes = yield* Effect.forEach(
+          ids,
+          (id) =>
+            Effect.result(
+              Effect.gen(function* () {
+                const task = yield* partyTask(user, id)
+                const now = yield* isoNow
+                const changes =
+                  action === "accept"
+                    ? Triage.accept(projectId!, undefined)
+                    : action === "reject"
+                      ? Triage.reject(task, user, body.reason ?? defaultBulkRejectReason, now)
+                      : Triage.done()
+                yield* changeTask(task, changes)
+              })
+            ),
+          { concurrency: 10 }
+        )
+        for (const [i, outcome] of outcomes.entries()) {
+          if (Result.isSuccess(outcome)) successful.push(ids[i]!)
           else if (outcome.failure._tag === "UpstreamError") return yield* outcome.failure
         }
         return { ok: true as const, successful, failedCount: ids.length - successful.length }

@@ -10,40 +10,42 @@ const freshRun = () => `run_${randomUUID()}`
 const within = (run: string, query: Q.Query) => Q.and(Q.eq("run", run), query)
 
 const statuses = ["Ready to Start", "Done", "In Progress"]
-const people = ["usrA", "usrB", "usrC"]
 const dates = ["2026-01-01T00:00:00.000Z", "2026-06-15T12:00:00.000Z", "2026-12-31T23:59:59.000Z"]
 
-const fieldsArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
-  {
-    status: fc.constantFrom(...statuses),
-    isArchived: fc.oneof(fc.boolean(), fc.constant(null)),
-    assignedTo: fc.subarray(people),
-    resolvedAt: fc.oneof(fc.constantFrom(...dates), fc.constant(null)),
-    name: fc.constantFrom("Acme Widgets", "acme", "Globex", "ÉLAN ltd", "")
-  },
-  { requiredKeys: [] }
-)
-
-const leafArb: fc.Arbitrary<Q.Query> = fc.oneof(
-  fc.constant(Q.all),
-  fc.constantFrom(...statuses).map((s) => Q.eq("status", s)),
-  fc.boolean().map((b) => Q.eq("isArchived", b)),
-  fc.constantFrom(...people).map((p) => Q.has("assignedTo", p)),
-  fc.constantFrom("2026-01-01", ...dates).map((d) => Q.atLeast("resolvedAt", d)),
-  fc.constantFrom("acme", "ACME", "glo", "x").map((t) => Q.contains("name", t))
-)
-const queryArb: fc.Arbitrary<Q.Query> = fc.letrec<{ q: Q.Query }>((tie) => ({
-  q: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    leafArb,
-    tie("q").map(Q.not),
-    fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.and(...qs)),
-    fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.or(...qs))
+const fieldsArb = (people: ReadonlyArray<string>): fc.Arbitrary<Record<string, unknown>> =>
+  fc.record(
+    {
+      status: fc.constantFrom(...statuses),
+      isArchived: fc.oneof(fc.boolean(), fc.constant(null)),
+      assignedTo: fc.subarray([...people]),
+      resolvedAt: fc.oneof(fc.constantFrom(...dates), fc.constant(null)),
+      name: fc.constantFrom("Acme Widgets", "acme", "Globex", "ÉLAN ltd", "")
+    },
+    { requiredKeys: [] }
   )
-})).q
+
+const leafArb = (people: ReadonlyArray<string>): fc.Arbitrary<Q.Query> =>
+  fc.oneof(
+    fc.constant(Q.all),
+    fc.constantFrom(...statuses).map((s) => Q.eq("status", s)),
+    fc.boolean().map((b) => Q.eq("isArchived", b)),
+    fc.constantFrom(...people).map((p) => Q.has("assignedTo", p)),
+    fc.constantFrom("2026-01-01", ...dates).map((d) => Q.atLeast("resolvedAt", d)),
+    fc.constantFrom("acme", "ACME", "glo", "x").map((t) => Q.contains("name", t))
+  )
+const queryArb = (people: ReadonlyArray<string>): fc.Arbitrary<Q.Query> =>
+  fc.letrec<{ q: Q.Query }>((tie) => ({
+    q: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      leafArb(people),
+      tie("q").map(Q.not),
+      fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.and(...qs)),
+      fc.array(tie("q"), { maxLength: 3 }).map((qs) => Q.or(...qs))
+    )
+  })).q
 
 /** Values a guarded field holds or is expected to hold: near misses of one another (order, nesting, null). */
-const guardValueArb: fc.Arbitrary<Fields[string]> = fc.constantFrom<Fields[string]>(
+const guardValues = (a: string, b: string): ReadonlyArray<Fields[string]> => [
   "To Consider",
   "Accepted",
   "",
@@ -53,15 +55,69 @@ const guardValueArb: fc.Arbitrary<Fields[string]> = fc.constantFrom<Fields[strin
   0,
   2.5,
   [],
-  ["usrA"],
-  ["usrA", "usrB"],
-  ["usrB", "usrA"],
+  [a],
+  [a, b],
+  [b, a],
   { a: 1 },
   { a: 1, b: null },
   { a: [1, 2] },
   { a: [2, 1] }
-)
-const guardFieldsArb = fc.dictionary(fc.constantFrom("aiStatus", "owner", "x"), guardValueArb, { maxKeys: 3 })
+]
+/**
+ * A store of typed fields keeps in each field only values of its type (a select's names, a link's ids); a field
+ * holding JSON (`x` here) keeps any. The near misses are then those each type allows.
+ */
+const guardFieldsArb = (people: ReadonlyArray<string>, typed: boolean) => {
+  const [a, b] = [people[0]!, people[1]!]
+  if (!typed)
+    return fc.dictionary(fc.constantFrom("aiStatus", "owner", "x"), fc.constantFrom(...guardValues(a, b)), {
+      maxKeys: 3
+    })
+  return fc.record(
+    {
+      aiStatus: fc.constantFrom<Fields[string]>("To Consider", "Accepted", "", null),
+      owner: fc.constantFrom<Fields[string]>([], [a], [a, b], [b, a], null),
+      x: fc.constantFrom(...guardValues(a, b))
+    },
+    { requiredKeys: [] }
+  )
+}
+
+export interface RecordStoreContractOptions {
+  /**
+   * The store keeps typed fields, as Airtable does: an empty value (`""`, `[]`, `false`, `null`) reads back
+   * missing, and a link names records that exist. Stores of JSON (memory, SQL) keep every value as given.
+   */
+  readonly typed?: boolean | undefined
+}
+
+/**
+ * The fields this suite writes beyond the task inbox's own, for a store of typed fields to hold: each record's
+ * run, the order of creation, the outcomes of races, and `x`, a field holding any JSON value.
+ */
+export const contractFields: Readonly<
+  Record<string, ReadonlyArray<{ readonly key: string; readonly type: "text" | "number" | "checkbox" | "json" }>>
+> = {
+  tasks: [
+    { key: "run", type: "text" },
+    { key: "n", type: "number" },
+    { key: "attempt", type: "number" },
+    { key: "created", type: "checkbox" },
+    { key: "name", type: "text" },
+    { key: "x", type: "json" }
+  ],
+  projects: [
+    { key: "run", type: "text" },
+    { key: "n", type: "number" }
+  ],
+  proposals: [
+    { key: "run", type: "text" },
+    { key: "winner", type: "number" },
+    { key: "written", type: "checkbox" },
+    { key: "x", type: "json" }
+  ],
+  collaborators: [{ key: "run", type: "text" }]
+}
 
 const asConflict = (error: unknown): RecordConflict => {
   assert.instanceOf(error, RecordConflict)
@@ -69,28 +125,54 @@ const asConflict = (error: unknown): RecordConflict => {
 }
 
 /** The RecordStore port's contract (core/tasks/RecordStore.ts), run once per adapter. */
-export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore, unknown>) =>
-  describe(`RecordStore contract (${name})`, () =>
-    layer(store, { excludeTestServices: true })((it) => {
+export const RecordStoreContract = (
+  name: string,
+  store: Layer.Layer<RecordStore, unknown>,
+  options: RecordStoreContractOptions = {}
+) => {
+  const typed = options.typed === true
+  /** The fields as the store keeps them: without empty values, for a store of typed fields. */
+  const kept = (fields: Fields): Fields =>
+    typed
+      ? Object.fromEntries(
+          Object.entries(fields).filter(
+            ([, value]) =>
+              value !== null && value !== "" && value !== false && !(Array.isArray(value) && value.length === 0)
+          )
+        )
+      : fields
+  /** Three people and two projects of the run, for links to name. */
+  const linked = (run: string) =>
+    Effect.gen(function* () {
+      const records = yield* RecordStore
+      const people = yield* Effect.forEach(["a", "b", "c"], (p) =>
+        records.create("collaborators", { run, email: `${p}@example.com`, name: p.toUpperCase() })
+      )
+      const projects = yield* Effect.forEach(["P1", "P2"], (p) => records.create("projects", { run, name: p }))
+      return { people: people.map((p) => p.id), projects: projects.map((p) => p.id) }
+    })
+  return describe(`RecordStore contract (${name})`, () =>
+    layer(store, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
       it.effect(
         "create issues opaque ids, usr… for collaborators and rec… for other tables, and keeps the fields",
         () =>
           Effect.gen(function* () {
             const records = yield* RecordStore
             const run = freshRun()
+            const { projects } = yield* linked(run)
             const fields: Fields = {
               run,
               title: `Zoë's "quoted" ✓ task`,
-              project: ["recP1", "recP2"],
+              project: projects,
               hoursEstimated: 2.5,
               isArchived: false,
-              proposedChangesObj: { action: "change_status", status: "Done", nested: { list: [1, null] } }
+              x: { action: "change_status", status: "Done", nested: { list: [1, null] } }
             }
             const task = yield* records.create("tasks", fields)
             const person = yield* records.create("collaborators", { run, email: "a@example.com", name: "A" })
             assert.match(task.id, /^rec[A-Za-z0-9]{14}$/)
             assert.match(person.id, /^usr[A-Za-z0-9]{14}$/)
-            assert.deepStrictEqual(task.fields, fields)
+            assert.deepStrictEqual(task.fields, kept(fields))
             assert.isTrue(Number.isFinite(Date.parse(task.createdAt)))
             assert.deepStrictEqual(yield* records.get("tasks", task.id), task)
             const second = yield* records.create("tasks", { run })
@@ -101,16 +183,18 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
       it.effect("createUnread answers the record as it is stored, as create does", () =>
         Effect.gen(function* () {
           const records = yield* RecordStore
+          const run = freshRun()
+          const { projects } = yield* linked(run)
           const fields: Fields = {
-            run: freshRun(),
+            run,
             title: `Zoë's "quoted" ✓ task`,
-            project: ["recP1"],
+            project: [projects[0]!],
             hoursEstimated: 2.5,
-            proposedChangesObj: { action: "change_status", nested: { list: [1, null] } }
+            x: { action: "change_status", nested: { list: [1, null] } }
           }
           const task = yield* records.createUnread("tasks", fields)
           assert.match(task.id, /^rec[A-Za-z0-9]{14}$/)
-          assert.deepStrictEqual(task.fields, fields)
+          assert.deepStrictEqual(task.fields, kept(fields))
           assert.deepStrictEqual(yield* records.get("tasks", task.id), task)
         })
       )
@@ -134,18 +218,20 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
             description: "Keep me",
             dueDate: "2026-01-02"
           })
-          const updated = yield* records.update("tasks", task.id, { title: "New", dueDate: null, project: ["recP"] })
-          assert.deepStrictEqual(updated?.fields, {
-            run,
+          const { projects } = yield* linked(run)
+          const updated = yield* records.update("tasks", task.id, {
             title: "New",
-            description: "Keep me",
             dueDate: null,
-            project: ["recP"]
+            project: [projects[0]!]
           })
+          assert.deepStrictEqual(
+            updated?.fields,
+            kept({ run, title: "New", description: "Keep me", dueDate: null, project: [projects[0]!] })
+          )
           assert.strictEqual(updated?.createdAt, task.createdAt)
           assert.deepStrictEqual(yield* records.get("tasks", task.id), updated)
           assert.isUndefined(yield* records.update("tasks", "recDoesNotExist00", { title: "x" }))
-          assert.isUndefined(yield* records.update("projects", task.id, { title: "x" }))
+          assert.isUndefined(yield* records.update("projects", task.id, { name: "x" }))
         })
       )
 
@@ -153,17 +239,19 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
         Effect.gen(function* () {
           const records = yield* RecordStore
           const run = freshRun()
-          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider", owner: ["usrA"] })
+          const { people } = yield* linked(run)
+          const owner = [people[0]!]
+          const proposal = yield* records.create("proposals", { run, aiStatus: "To Consider", owner })
           const accepted = yield* records.updateIf({
             table: "proposals",
             id: proposal.id,
-            expected: { aiStatus: "To Consider", owner: ["usrA"] },
+            expected: { aiStatus: "To Consider", owner },
             fields: { aiStatus: "Accepted", resolvedAt: "2026-01-01T00:00:00.000Z" }
           })
           assert.deepStrictEqual(accepted?.fields, {
             run,
             aiStatus: "Accepted",
-            owner: ["usrA"],
+            owner,
             resolvedAt: "2026-01-01T00:00:00.000Z"
           })
           const conflict = asConflict(
@@ -191,7 +279,9 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
         Effect.gen(function* () {
           const records = yield* RecordStore
           const run = freshRun()
-          const cases = fc.sample(fc.tuple(guardFieldsArb, guardFieldsArb), { numRuns: 80, seed: 5 })
+          const { people } = yield* linked(run)
+          const fields = guardFieldsArb(people, typed) as fc.Arbitrary<Fields>
+          const cases = fc.sample(fc.tuple(fields, fields), { numRuns: 80, seed: 5 })
           for (const [stored, expected] of cases) {
             const record = yield* records.create("proposals", { ...stored, run })
             const outcome = yield* Effect.exit(
@@ -392,10 +482,11 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
         Effect.gen(function* () {
           const records = yield* RecordStore
           const run = freshRun()
-          const task = yield* records.create("tasks", { run, assignedTo: ["usrA", "usrB"] })
-          assert.deepStrictEqual(yield* records.select("tasks", within(run, Q.eq("assignedTo", "usrA"))), [])
+          const { people } = yield* linked(run)
+          const task = yield* records.create("tasks", { run, assignedTo: [people[0]!, people[1]!] })
+          assert.deepStrictEqual(yield* records.select("tasks", within(run, Q.eq("assignedTo", people[0]!))), [])
           assert.deepStrictEqual(
-            (yield* records.select("tasks", within(run, Q.has("assignedTo", "usrB")))).map((r) => r.id),
+            (yield* records.select("tasks", within(run, Q.has("assignedTo", people[1]!)))).map((r) => r.id),
             [task.id]
           )
         })
@@ -405,10 +496,11 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
         Effect.gen(function* () {
           const records = yield* RecordStore
           const run = freshRun()
-          const stored = yield* Effect.forEach(fc.sample(fieldsArb, { numRuns: 40, seed: 7 }), (fields) =>
+          const { people } = yield* linked(run)
+          const stored = yield* Effect.forEach(fc.sample(fieldsArb(people), { numRuns: 40, seed: 7 }), (fields) =>
             records.create("tasks", { ...(fields as Fields), run })
           )
-          for (const query of fc.sample(queryArb, { numRuns: 60, seed: 11 })) {
+          for (const query of fc.sample(queryArb(people), { numRuns: 60, seed: 11 })) {
             const expected = [...stored]
               .reverse()
               .filter((r) => Q.matches(query)(r.fields))
@@ -419,3 +511,4 @@ export const RecordStoreContract = (name: string, store: Layer.Layer<RecordStore
         })
       )
     }))
+}

@@ -7,11 +7,41 @@ import { Transactions } from "../../core/kernel/Transactions.ts"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore, type GuardedUpdate } from "../../core/tasks/RecordStore.ts"
 import { sqlBackends } from "../support/Databases.ts"
-import { RecordStoreContract } from "./RecordStore.contract.ts"
+import { contractFields, RecordStoreContract } from "./RecordStore.contract.ts"
 import { tasksSqlOn } from "./tasks-sql-layers.ts"
+import { airtableOnStandIn, withFields } from "../support/AirtableStore.ts"
+import type { AirtableField } from "../../adapters/airtable/AirtableFields.ts"
 
 RecordStoreContract("memory", RecordStoreMemory)
 for (const backend of sqlBackends) RecordStoreContract(backend.name, tasksSqlOn(RecordStoreSql, backend))
+
+/** The suite's own fields, in the base beside the task inbox's. */
+const contractBase = withFields(
+  Object.fromEntries(
+    Object.entries(contractFields).map(([table, fields]) => [
+      table,
+      fields.map(({ key, type }): AirtableField =>
+        type === "text"
+          ? { key, name: `Contract ${key}`, type: "singleLineText" }
+          : type === "number"
+            ? { key, name: `Contract ${key}`, type: "number", options: { precision: 2 } }
+            : type === "checkbox"
+              ? { key, name: `Contract ${key}`, type: "checkbox", options: { icon: "check", color: "greenBright" } }
+              : { key, name: `Contract ${key}`, type: "multilineText", json: true }
+      )
+    ])
+  )
+)
+// Over the stand-in without its rate limit (the limiter has tests of its own; the e2e tests keep the real one).
+for (const backend of sqlBackends) {
+  RecordStoreContract(
+    `airtable stand-in, guards on ${backend.name}`,
+    airtableOnStandIn({ tables: contractBase, backend }),
+    {
+      typed: true
+    }
+  )
+}
 
 const accept = (id: string): GuardedUpdate => ({
   table: "proposals",

@@ -7,13 +7,23 @@ import { SessionStore } from "../../core/tasks/SessionStore.ts"
 import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { Priorities, Statuses } from "../../core/tasks/Values.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { pglite, sqlBackends } from "../support/Databases.ts"
 import { request } from "../support/Http.ts"
-import { opsKey, publicUrl, tasksMemoryData, tasksServer, tasksSqlData, TasksServer } from "../support/TasksStack.ts"
+import {
+  opsKey,
+  publicUrl,
+  tasksAirtableData,
+  tasksMemoryData,
+  tasksServer,
+  tasksSqlData,
+  TasksServer
+} from "../support/TasksStack.ts"
 
 const backends = [
   { name: "memory", data: tasksMemoryData },
-  ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) }))
+  ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) })),
+  // The records in an Airtable base (a stand-in; without its rate here, which the proposal race test keeps).
+  { name: "airtable stand-in", data: tasksAirtableData(pglite) }
 ]
 
 const mustBeOneOf = (values: ReadonlyArray<string>) => `Must be one of: ${values.join(", ")}`

@@ -5,14 +5,36 @@ import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { Proposals } from "../../core/tasks/Proposals.ts"
 import { TaskAccess } from "../../core/tasks/TaskAccess.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { pglite, sqlBackends } from "../support/Databases.ts"
+import type { AirtableStandIn } from "../fakes/AirtableStandIn.ts"
 import { request, type Answer } from "../support/Http.ts"
-import { tasksMemoryData, tasksServer, tasksSqlData, TasksServer } from "../support/TasksStack.ts"
+import { tasksAirtableData, tasksMemoryData, tasksServer, tasksSqlData, TasksServer } from "../support/TasksStack.ts"
+
+/** The stand-in of the Airtable backend, to ask what it saw. */
+const seen: { standIn?: AirtableStandIn; baseId?: string } = {}
 
 const backends = [
   { name: "memory", data: tasksMemoryData },
-  ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) }))
+  ...sqlBackends.map((backend) => ({ name: backend.name, data: tasksSqlData(backend) })),
+  // Airtable's limits on both sides: the stand-in refuses a sixth request in a second.
+  {
+    name: "airtable stand-in",
+    data: tasksAirtableData(pglite, {
+      limits: true,
+      onStart: (standIn, baseId) => Object.assign(seen, { standIn, baseId })
+    })
+  }
 ]
+
+/** An Airtable base never saw more than 5 requests in a second, nor a 429. */
+const withinAirtableLimits = Effect.sync(() => {
+  if (seen.standIn === undefined) return
+  assert.isAtMost(seen.standIn.busiestSecond(seen.baseId!), 5)
+  assert.deepStrictEqual(
+    seen.standIn.requests.filter((r) => r.status === 429),
+    []
+  )
+})
 
 /** A person with an API key of their own, and a create_task proposal they own. */
 const ownerWithProposal = Effect.gen(function* () {
@@ -58,7 +80,7 @@ const winnerAndLosers = (answers: ReadonlyArray<Answer>) => ({
 
 for (const backend of backends) {
   describe(`a proposal resolves once over HTTP (${backend.name})`, () =>
-    layer(tasksServer(backend.data), { excludeTestServices: true, timeout: 60_000 })((it) => {
+    layer(tasksServer(backend.data), { excludeTestServices: true, timeout: 120_000 })((it) => {
       it.effect("8 accepts sent at once: one 200 with its task, seven 409 'no longer open: Accepted', one task", () =>
         Effect.gen(function* () {
           const { together, createdTasks, storedStatus, key, baseUrl } = yield* ownerWithProposal
@@ -71,6 +93,7 @@ for (const backend of backends) {
           }
           const created = yield* createdTasks
           assert.lengthOf(created, 1)
+          yield* withinAirtableLimits
           assert.strictEqual(winners[0]!.json.task.id, created[0]!.id)
           assert.strictEqual(winners[0]!.json.proposal.aiStatus, "Accepted")
           assert.strictEqual(yield* storedStatus, "Accepted")
@@ -99,6 +122,7 @@ for (const backend of backends) {
           }
           assert.strictEqual(yield* storedStatus, became)
           assert.lengthOf(yield* createdTasks, became === "Accepted" ? 1 : 0)
+          yield* withinAirtableLimits
         })
       )
     }))

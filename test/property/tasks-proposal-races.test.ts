@@ -7,8 +7,15 @@ import { Proposals } from "../../core/tasks/Proposals.ts"
 import type { TaskInbox } from "../../core/tasks/TaskInbox.ts"
 import { TasksUseCases } from "../../apps/server/TasksRuntime.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
-import { sqlBackends } from "../support/Databases.ts"
-import { opsKey, publicUrl, tasksMemoryData, tasksSqlData, type TasksData } from "../support/TasksStack.ts"
+import { pglite, sqlBackends } from "../support/Databases.ts"
+import {
+  opsKey,
+  publicUrl,
+  tasksAirtableData,
+  tasksMemoryData,
+  tasksSqlData,
+  type TasksData
+} from "../support/TasksStack.ts"
 
 /** Where a store call waits for its turn; outside a race every call goes at once. */
 let turn: (label: string) => Promise<void> = () => Promise.resolve()
@@ -64,7 +71,9 @@ const kindArb = fc.constantFrom("create_task", "change_status")
 
 const backends = [
   { name: "memory", data: () => tasksMemoryData, numRuns: 200 },
-  ...sqlBackends.map((backend) => ({ name: backend.name, data: () => tasksSqlData(backend), numRuns: 40 }))
+  ...sqlBackends.map((backend) => ({ name: backend.name, data: () => tasksSqlData(backend), numRuns: 40 })),
+  // Each run is some tens of requests to the stand-in (without Airtable's rate here: the e2e race test keeps it).
+  { name: "airtable stand-in", data: () => tasksAirtableData(pglite), numRuns: 15 }
 ]
 
 describe.each(backends)("proposals resolve once under racing commands (property, $name)", (backend) => {

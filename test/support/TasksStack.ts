@@ -31,6 +31,7 @@ import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import type { Transactions } from "../../core/kernel/Transactions.ts"
 import type { OrganizationStatuses } from "../../core/events/OrganizationStatuses.ts"
+import { airtableRecordStore, type AirtableOnStandInOptions } from "./AirtableStore.ts"
 
 export type TasksData = Layer.Layer<
   | RecordStore
@@ -57,6 +58,18 @@ export const tasksMemoryData: TasksData = Layer.mergeAll(
 export const tasksSqlData = (backend: SqlBackend): TasksData =>
   Layer.mergeAll(
     RecordStoreSql,
+    TaskApiKeyStoreSql,
+    SessionStoreSql,
+    TasksOutboxSql,
+    OrganizationStatusesSql("tasks"),
+    IdempotencyStoreSql("tasks"),
+    TransactionsSql
+  ).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)), Layer.provide(backend.layer))
+
+/** As `tasksSqlData`, the records in an Airtable base of a stand-in (test/support/AirtableStore.ts). */
+export const tasksAirtableData = (backend: SqlBackend, options: AirtableOnStandInOptions = {}): TasksData =>
+  Layer.mergeAll(
+    airtableRecordStore(options),
     TaskApiKeyStoreSql,
     SessionStoreSql,
     TasksOutboxSql,
