@@ -16,7 +16,7 @@ import { makeAirtableBatcher } from "./AirtableBatcher.ts"
 import { AirtableClient, AirtableFailure, type AirtableRequest } from "./AirtableClient.ts"
 import { airtableTables, yesNoChoice, type AirtableField, type AirtableTable } from "./AirtableFields.ts"
 import { compileFormula } from "./AirtableFormula.ts"
-import { AirtableWriteGuards, type HeldRecord, type WriteNote } from "./AirtableWriteGuards.ts"
+import { RecordWriteGuards, type HeldRecord, type WriteNote } from "../../core/tasks/RecordWriteGuards.ts"
 
 export interface RecordStoreAirtableConfig {
   readonly token: Redacted.Redacted<string>
@@ -85,13 +85,13 @@ const misfit = (table: Table, key: string, value: unknown) =>
  *   of a table other records are selected by a link to holds each record's own id, written after its create,
  *   so that a formula compares links through ids.
  * - Guarded writes hold the record's lock and note the write in the task inbox's own database
- *   (AirtableWriteGuards.ts): read under the lock, checked, then the following write, then the guarded
+ *   (core/tasks/RecordWriteGuards.ts): read under the lock, checked, then the following write, then the guarded
  *   update; a write a crash left half done is finished by the next writer before it checks its own.
  */
 export const makeRecordStoreAirtable = (config: RecordStoreAirtableConfig) =>
   Effect.gen(function* () {
     const client = yield* AirtableClient
-    const guards = yield* AirtableWriteGuards
+    const guards = yield* RecordWriteGuards
     const specs = new Map((config.tables ?? airtableTables()).map((spec) => [spec.table, spec] as const))
     const specOf = (table: Table) => {
       const spec = specs.get(table)
@@ -433,5 +433,5 @@ export const makeRecordStoreAirtable = (config: RecordStoreAirtableConfig) =>
 /** The task inbox's records in an Airtable base, through the client and write guards provided. */
 export const RecordStoreAirtable = (
   config: RecordStoreAirtableConfig
-): Layer.Layer<RecordStore, never, AirtableClient | AirtableWriteGuards> =>
+): Layer.Layer<RecordStore, never, AirtableClient | RecordWriteGuards> =>
   Layer.effect(RecordStore, makeRecordStoreAirtable(config))

@@ -5,7 +5,7 @@ import type * as RateLimiter from "effect/persistence/RateLimiter"
 import { type AirtableClient, AirtableClientLive } from "../../adapters/airtable/AirtableClient.ts"
 import { airtableTables } from "../../adapters/airtable/AirtableFields.ts"
 import { type AirtableLimiter, AirtableLimiterFromStore } from "../../adapters/airtable/AirtableLimiter.ts"
-import { AirtableWriteGuardsSql } from "../../adapters/airtable/AirtableWriteGuards.ts"
+import { RecordWriteGuardsSql } from "../../adapters/sql/tasks/RecordWriteGuardsSql.ts"
 import { RecordStoreAirtable } from "../../adapters/airtable/RecordStoreAirtable.ts"
 import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
 import type { ServerConfig } from "./Config.ts"
@@ -62,7 +62,7 @@ export const TasksRecordStoreFromConfig = <E, R>(
       )
       return RecordStoreAirtable({ token, baseId, tables }).pipe(
         Layer.provide(Layer.merge(airtable, checked.pipe(Layer.provide(airtable)))),
-        Layer.provide(AirtableWriteGuardsSql)
+        Layer.provide(RecordWriteGuardsSql)
       )
     })
   )

@@ -21,6 +21,7 @@ import {
   type HubPersonOf,
   type OpenIdProviderOptions
 } from "../../adapters/http/hub/OpenIdProvider.ts"
+import { oidcArtifactsSql } from "../../adapters/sql/hub/OidcArtifactsSql.ts"
 import { serviceRoutes } from "../../adapters/http/ServiceHttp.ts"
 import { TasksApi } from "../../adapters/http/tasks/Api.ts"
 import { TasksApiAuthLayer, TasksSessionAuthLayer } from "../../adapters/http/tasks/AuthLayers.ts"
@@ -263,6 +264,6 @@ export const hubOpenIdRoutes = <R1, R2>(
   people: { readonly personOf: HubPersonOf<R1>; readonly startSession: StartHubSession<R2> }
 ) =>
   Layer.merge(
-    openIdProviderRoutes(settings.provider, people.personOf),
+    openIdProviderRoutes(settings.provider, people.personOf, oidcArtifactsSql),
     oidcSignInRoutes(settings.signIn, people.startSession)
   )

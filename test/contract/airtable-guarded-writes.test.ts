@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { AirtableWriteGuards } from "../../adapters/airtable/AirtableWriteGuards.ts"
+import { RecordWriteGuards } from "../../core/tasks/RecordWriteGuards.ts"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordConflict, RecordStore, type FollowingWrite, type GuardedUpdate } from "../../core/tasks/RecordStore.ts"
 import { airtableOnStandIn } from "../support/AirtableStore.ts"
@@ -23,7 +23,7 @@ const resolve = (id: string, aiStatus: "Accepted" | "Rejected"): GuardedUpdate =
  */
 const crashedAfter = (update: GuardedUpdate, following: FollowingWrite, done: Effect.Effect<unknown, unknown>) =>
   Effect.gen(function* () {
-    const guards = yield* AirtableWriteGuards
+    const guards = yield* RecordWriteGuards
     const exit = yield* Effect.exit(
       guards.holding(update.table, update.id, (held) =>
         Effect.gen(function* () {

@@ -4,7 +4,8 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { AirtableClientLive } from "../../adapters/airtable/AirtableClient.ts"
 import { airtableTables, type AirtableField, type AirtableTable } from "../../adapters/airtable/AirtableFields.ts"
 import { AirtableLimiterFromStore, type AirtableLimiterOptions } from "../../adapters/airtable/AirtableLimiter.ts"
-import { type AirtableWriteGuards, AirtableWriteGuardsSql } from "../../adapters/airtable/AirtableWriteGuards.ts"
+import type { RecordWriteGuards } from "../../core/tasks/RecordWriteGuards.ts"
+import { RecordWriteGuardsSql } from "../../adapters/sql/tasks/RecordWriteGuardsSql.ts"
 import { RecordStoreAirtable } from "../../adapters/airtable/RecordStoreAirtable.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
@@ -75,7 +76,7 @@ export const airtableRecordStore = (options: AirtableOnStandInOptions = {}) =>
         Layer.provide(AirtableClientLive({ endpointUrl: standIn.url })),
         Layer.provide(Layer.succeedContext(limited)),
         // The guards are provided too, for a test to leave a write half done as a crash would.
-        Layer.provideMerge(AirtableWriteGuardsSql)
+        Layer.provideMerge(RecordWriteGuardsSql)
       )
     })
   )
@@ -83,7 +84,7 @@ export const airtableRecordStore = (options: AirtableOnStandInOptions = {}) =>
 /** As `airtableRecordStore`, with its guards on a fresh database of the backend. */
 export const airtableOnStandIn = (
   options: AirtableOnStandInOptions & { readonly backend: SqlBackend }
-): Layer.Layer<RecordStore | AirtableWriteGuards, unknown> =>
+): Layer.Layer<RecordStore | RecordWriteGuards, unknown> =>
   airtableRecordStore(options).pipe(
     Layer.provide(migrationsLayer("tasks", tasksMigrations)),
     Layer.provide(options.backend.layer)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { makeInProcessSignals } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
+import { makeInProcessSignals } from "../../core/kernel/InProcessSignals.ts"
 import { makeDecisionWatches } from "../../core/decisions/DecisionWatches.ts"
 
 interface Row {

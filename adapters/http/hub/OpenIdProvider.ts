@@ -11,7 +11,6 @@ import Provider, {
 } from "oidc-provider"
 import { Directory } from "../../../core/hub/Directory.ts"
 import { failure, Readiness } from "../../../core/kernel/index.ts"
-import { oidcArtifactsSql } from "../../sql/hub/OidcArtifactsSql.ts"
 import { errorResponse, isOutage } from "../ErrorResponse.ts"
 import { htmlPage } from "./SignInPages.ts"
 
@@ -41,6 +40,15 @@ export interface OpenIdProviderOptions {
   readonly clients: ReadonlyArray<FirstPartyClient>
   /** Where a person not signed in is sent; `next` is added. */
   readonly signInPath: string
+}
+
+/**
+ * Where the provider keeps what it issues (codes, sessions, grants), one oidc-provider adapter per model;
+ * sealed under the secrets key it was made with. `purgeExpired` deletes what has expired and answers how many.
+ */
+export interface OidcArtifacts {
+  readonly adapterFor: AdapterFactory
+  readonly purgeExpired: Effect.Effect<number, unknown>
 }
 
 /** Who is signed in at the hub, from the value of the `hub_session` cookie. */
@@ -83,7 +91,11 @@ const pageOf = (status: number, title: string, text: string) =>
  * The provider's routes on the hub's router. Without `options` (no signing key or secrets key in production)
  * every route answers 501 NOT_CONFIGURED.
  */
-export const openIdProviderRoutes = <R>(options: OpenIdProviderOptions | undefined, personOf: HubPersonOf<R>) =>
+export const openIdProviderRoutes = <R, A>(
+  options: OpenIdProviderOptions | undefined,
+  personOf: HubPersonOf<R>,
+  artifactsFor: (secretsKey: string) => Effect.Effect<OidcArtifacts, never, A>
+) =>
   HttpRouter.use(
     Effect.fnUntraced(function* (router) {
       if (options === undefined) {
@@ -95,7 +107,7 @@ export const openIdProviderRoutes = <R>(options: OpenIdProviderOptions | undefin
         return
       }
       const directory = yield* Directory
-      const artifacts = yield* oidcArtifactsSql(options.secretsKey)
+      const artifacts = yield* artifactsFor(options.secretsKey)
       // Expired codes, interactions and sessions are deleted hourly (they are never found once expired).
       yield* artifacts.purgeExpired.pipe(
         Effect.catchCause((cause) => Effect.logWarning("could not purge expired OpenID artifacts", cause)),

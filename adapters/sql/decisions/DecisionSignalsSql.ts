@@ -2,8 +2,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Deferred, Duration, Effect, Layer, Option, Queue, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { DecisionSignals } from "../../../core/decisions/DecisionSignals.ts"
+import { makeInProcessSignals } from "../../../core/kernel/InProcessSignals.ts"
 import { Transactions } from "../../../core/kernel/Transactions.ts"
-import { makeInProcessSignals } from "../../memory/decisions/DecisionSignalsMemory.ts"
 import { Database } from "../Database.ts"
 
 /** The one channel every instance listens on. */
@@ -21,7 +21,7 @@ const reconnect = Schedule.exponential("100 millis").pipe(
 )
 
 /**
- * DecisionSignals across server instances: the in-process signals (DecisionSignalsMemory), plus Postgres
+ * DecisionSignals across server instances: the in-process signals (core/kernel/InProcessSignals.ts), plus Postgres
  * LISTEN/NOTIFY on `decisions_changed`. `signal` waits for the commit of the unit of work it is sent in
  * (`Transactions.afterCommit`; at once outside one), then wakes this instance's waiters and sends a NOTIFY: a
  * waiter woken earlier would read the decision as it was before the change, and miss it. A fiber of the

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { Migration } from "../Migrator.ts"
 
 /**
- * Guarded writes to an upstream record store without transactions (adapters/airtable/AirtableWriteGuards.ts):
+ * Guarded writes to an upstream record store without transactions (core/tasks/RecordWriteGuards.ts, RecordWriteGuardsSql.ts):
  * `tasks.record_locks`, one row per guarded record, locked (`FOR UPDATE`) for the whole of a write to that
  * record, so that writers on every instance take turns; and `tasks.record_write_notes`, the write in progress
  * on a record (its guarded update and following write as JSON), committed before its first upstream write

@@ -2,43 +2,9 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Semaphore } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
-import { UpstreamError } from "../../core/kernel/Errors.ts"
-import type { FollowingWrite, GuardedUpdate } from "../../core/tasks/RecordStore.ts"
-import { Database } from "../sql/Database.ts"
-
-/** A guarded write in progress: the guarded update and its following write, if any. */
-export interface WriteNote {
-  readonly update: GuardedUpdate
-  readonly following?: FollowingWrite | undefined
-  /** The id of the record the following write created, once known (the record links back to the guarded one). */
-  readonly created?: string | undefined
-}
-
-/** What a writer holding a record's lock may do with its note. */
-export interface HeldRecord {
-  /** The write a previous holder noted and did not finish (it crashed between its upstream writes). */
-  readonly pending: WriteNote | undefined
-  /** Notes the write about to be made, committed before it returns. */
-  readonly note: (note: WriteNote) => Effect.Effect<void, UpstreamError>
-  /** Removes the note once the write is whole. */
-  readonly clear: Effect.Effect<void, UpstreamError>
-}
-
-/**
- * Locks and notes for writes to an upstream without transactions, kept in the task inbox's own database
- * (tasks.record_locks and tasks.record_write_notes, adapters/sql/tasks/0008_record_guards.ts).
- */
-export class AirtableWriteGuards extends Context.Service<
-  AirtableWriteGuards,
-  {
-    /** Runs `write` holding the record's lock: one writer per record at a time, across every instance. */
-    readonly holding: <A, E>(
-      table: string,
-      id: string,
-      write: (held: HeldRecord) => Effect.Effect<A, E>
-    ) => Effect.Effect<A, E | UpstreamError>
-  }
->()("adapters/airtable/AirtableWriteGuards") {}
+import { UpstreamError } from "../../../core/kernel/Errors.ts"
+import { RecordWriteGuards, type HeldRecord, type WriteNote } from "../../../core/tasks/RecordWriteGuards.ts"
+import { Database } from "../Database.ts"
 
 const unavailable = (cause: unknown) =>
   new UpstreamError({ message: "The record store's write guard is not responding.", cause })
@@ -57,7 +23,7 @@ const guardConnections = 8
  * written with the request's unit of work (at once outside one), so a crash in the middle of a write undoes the
  * note with the unit. The link back from a created record still keeps a half-done create from being made twice.
  */
-export const makeAirtableWriteGuards = Effect.gen(function* () {
+export const makeRecordWriteGuards = Effect.gen(function* () {
   const database = yield* Database
   const ambient = yield* SqlClient.SqlClient
 
@@ -109,7 +75,7 @@ export const makeAirtableWriteGuards = Effect.gen(function* () {
             )
           )
       })
-    return AirtableWriteGuards.of({ holding })
+    return RecordWriteGuards.of({ holding })
   }
 
   const pg = yield* PgClient.PgClient
@@ -148,14 +114,17 @@ export const makeAirtableWriteGuards = Effect.gen(function* () {
           Effect.mapError((error) => (error instanceof SqlError.SqlError ? unavailable(error) : error))
         )
     )
-  return AirtableWriteGuards.of({ holding })
+  return RecordWriteGuards.of({ holding })
 })
 
 const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
-/** The guards over the task inbox's database (its `tasks` schema migrated). */
-export const AirtableWriteGuardsSql: Layer.Layer<
-  AirtableWriteGuards,
+/**
+ * The guards over the task inbox's database (its `tasks` schema migrated: tasks.record_locks and
+ * tasks.record_write_notes, 0008_record_guards.ts).
+ */
+export const RecordWriteGuardsSql: Layer.Layer<
+  RecordWriteGuards,
   never,
   Database | SqlClient.SqlClient | PgClient.PgClient
-> = Layer.effect(AirtableWriteGuards, makeAirtableWriteGuards)
+> = Layer.effect(RecordWriteGuards, makeRecordWriteGuards)
