@@ -1,5 +1,5 @@
 import { NodeHttpServer, type NodeServices } from "@effect/platform-node"
-import { Context, Deferred, Effect, Layer, type FileSystem, type Path } from "effect"
+import { Context, Deferred, Effect, Layer, type FileSystem, type LogLevel, type Path } from "effect"
 import {
   HttpRouter,
   HttpServerRequest,
@@ -66,6 +66,8 @@ export interface ListenOptions {
   readonly render?: ErrorRenderer | undefined
   /** The spelling of its error codes (the hub's unless given). */
   readonly dialect?: CodeDialect | undefined
+  /** The level of the request log's line per answer (info unless given; see `requestLog`). */
+  readonly answerLogLevel?: LogLevel.Severity | undefined
 }
 
 /**
@@ -89,10 +91,10 @@ export const canonicalRequests =
  * How `HttpRouter.serve` is called for a service: its router configuration, `canonicalRequests`, and with a
  * service id its request log (`requestLog`) in place of the router's.
  */
-export const serveOptions = (render?: ErrorRenderer, service?: string) => {
+export const serveOptions = (render?: ErrorRenderer, service?: string, answerLogLevel?: LogLevel.Severity) => {
   const canonical = canonicalRequests(render)
   if (service === undefined) return { routerConfig, middleware: canonical }
-  const log = requestLog(service)
+  const log = requestLog(service, answerLogLevel)
   return {
     routerConfig,
     disableLogger: true,
@@ -187,7 +189,10 @@ export const listen = <E, R>(
   Layer.unwrap(
     Effect.map(Deferred.make<void>(), (draining) => {
       const server = answerProtocolErrors(createServer(), options.render, options.dialect)
-      const served = HttpRouter.serve(routes, serveOptions(options.render, options.service)).pipe(
+      const served = HttpRouter.serve(
+        routes,
+        serveOptions(options.render, options.service, options.answerLogLevel)
+      ).pipe(
         Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
         Layer.provide(
           NodeHttpServer.layer(() => server, {

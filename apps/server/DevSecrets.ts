@@ -6,8 +6,10 @@ import { SecretNames, type SecretName, type Secrets } from "./Config.ts"
 
 export interface ResolvedSecrets {
   readonly secrets: Secrets
-  /** Secrets generated or loaded from the data directory in development, to print once at start. */
+  /** Secrets generated now in development (and kept in the data directory), to name at start. */
   readonly generated: ReadonlyArray<SecretName>
+  /** Secrets read from the data directory in development, where an earlier start kept them. */
+  readonly read: ReadonlyArray<SecretName>
   /** Secrets left unset in production: the routes that need them fail closed. */
   readonly missing: ReadonlyArray<SecretName>
 }
@@ -33,7 +35,7 @@ export const resolveSecrets = (options: {
   Effect.gen(function* () {
     const absent = SecretNames.filter((name) => options.fromEnvironment[name] === undefined)
     if (options.production || absent.length === 0) {
-      return { secrets: options.fromEnvironment, generated: [], missing: options.production ? absent : [] }
+      return { secrets: options.fromEnvironment, generated: [], read: [], missing: options.production ? absent : [] }
     }
     const path = join(options.dataDir, fileName)
     const kept = yield* Effect.promise(() =>
@@ -42,15 +44,19 @@ export const resolveSecrets = (options: {
         () => ({}) as Partial<Record<SecretName, string>>
       )
     )
+    const read = absent.filter((name) => typeof kept[name] === "string")
+    const generated = absent.filter((name) => typeof kept[name] !== "string")
     const next: Partial<Record<SecretName, string>> = { ...kept }
-    for (const name of absent) next[name] ??= generate(name)
-    yield* Effect.promise(async () => {
-      await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
-      await writeFile(path, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 })
-    })
+    for (const name of generated) next[name] = generate(name)
+    if (generated.length > 0) {
+      yield* Effect.promise(async () => {
+        await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
+        await writeFile(path, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 })
+      })
+    }
     const secrets = { ...options.fromEnvironment }
     for (const name of absent) secrets[name] = Redacted.make(next[name]!)
-    return { secrets, generated: absent, missing: [] }
+    return { secrets, generated, read, missing: [] }
   })
 
 const signingKeyFile = "dev-oidc-signing-key.pem"
