@@ -17,7 +17,7 @@ export interface ResolvedSecrets {
 const fileName = "dev-secrets.json"
 
 /** 32 random bytes; the web push key is a P-256 private key (its `d`), from which the public half follows. */
-const generate = (name: SecretName): string =>
+export const generateSecret = (name: SecretName): string =>
   name === "HUB_VAPID_PRIVATE_KEY"
     ? generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" }).d!
     : randomBytes(32).toString("base64url")
@@ -47,7 +47,7 @@ export const resolveSecrets = (options: {
     const read = absent.filter((name) => typeof kept[name] === "string")
     const generated = absent.filter((name) => typeof kept[name] !== "string")
     const next: Partial<Record<SecretName, string>> = { ...kept }
-    for (const name of generated) next[name] = generate(name)
+    for (const name of generated) next[name] = generateSecret(name)
     if (generated.length > 0) {
       yield* Effect.promise(async () => {
         await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
@@ -86,3 +86,19 @@ export const resolveOidcSigningKey = (options: {
 /** A fresh EC P-256 private key, PEM (PKCS #8). */
 export const generateSigningKey = (): string =>
   generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/**
+ * A fresh set of production secrets as an environment file: every secret setting the server reads
+ * (`SecretNames`) and the hub's OpenID signing key, each made with the system's cryptographic random source.
+ * One line per setting, so the text works as a Docker or systemd environment file and with dotenv: the PEM key's
+ * line breaks are written `\n`, which the server reads back as line breaks.
+ */
+export const productionSecretsFile = (): string =>
+  [
+    "# Production secrets (npm run cli -- secrets generate). Keep them in your secret store, never in the",
+    "# repository: they are printed this once. Settings that come from elsewhere are not made here: DATABASE_URL,",
+    "# SMTP_URL, REDIS_URL, HUB_OIDC_CLIENT_SECRET (from your identity provider), TASKS_MACHINE_KEYS, HUB_CONTEXT_KEYS.",
+    ...SecretNames.map((name) => `${name}=${generateSecret(name)}`),
+    `HUB_OIDC_SIGNING_KEY=${generateSigningKey().trim().replace(/\n/g, "\\n")}`,
+    ""
+  ].join("\n")
