@@ -17,6 +17,7 @@ import {
   type ErrorEnvelopeOptions,
   type ErrorRenderer
 } from "./ErrorEnvelopeMiddleware.ts"
+import { canonicalHostRedirect } from "./CanonicalHost.ts"
 import { routeLimits } from "./BodyLimit.ts"
 import { requestLog } from "./RequestLog.ts"
 import { validationCode, type CodeDialect } from "./ErrorResponse.ts"
@@ -68,6 +69,11 @@ export interface ListenOptions {
   readonly dialect?: CodeDialect | undefined
   /** The level of the request log's line per answer (info unless given; see `requestLog`). */
   readonly answerLogLevel?: LogLevel.Severity | undefined
+  /**
+   * The service's one address for browsers, in development: a page asked for under another loopback name is
+   * redirected to it (`canonicalHostRedirect`). Unset, none is.
+   */
+  readonly canonicalUrl?: string | undefined
 }
 
 /**
@@ -87,12 +93,30 @@ export const canonicalRequests =
       return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: target }))
     })
 
+/** `canonicalRequests`, after sending a page asked for under another name of this machine to `canonicalUrl`. */
+const onePlace = (canonicalUrl: string, render?: ErrorRenderer) => {
+  const redirect = canonicalHostRedirect(canonicalUrl)
+  const canonical = canonicalRequests(render)
+  return <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const moved = redirect(request)
+      return moved === undefined ? canonical(app) : Effect.succeed(moved)
+    })
+}
+
 /**
  * How `HttpRouter.serve` is called for a service: its router configuration, `canonicalRequests`, and with a
  * service id its request log (`requestLog`) in place of the router's.
  */
-export const serveOptions = (render?: ErrorRenderer, service?: string, answerLogLevel?: LogLevel.Severity) => {
-  const canonical = canonicalRequests(render)
+export const serveOptions = (
+  render?: ErrorRenderer,
+  service?: string,
+  answerLogLevel?: LogLevel.Severity,
+  canonicalUrl?: string
+) => {
+  const canonical = canonicalUrl === undefined ? canonicalRequests(render) : onePlace(canonicalUrl, render)
   if (service === undefined) return { routerConfig, middleware: canonical }
   const log = requestLog(service, answerLogLevel)
   return {
@@ -191,7 +215,7 @@ export const listen = <E, R>(
       const server = answerProtocolErrors(createServer(), options.render, options.dialect)
       const served = HttpRouter.serve(
         routes,
-        serveOptions(options.render, options.service, options.answerLogLevel)
+        serveOptions(options.render, options.service, options.answerLogLevel, options.canonicalUrl)
       ).pipe(
         Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
         Layer.provide(

@@ -279,6 +279,7 @@ export const makeServer = (options: ServerOptions) => {
   const decisionsListener = listen(decisionsRoutes(settings), {
     ...at(ports.decisions),
     service: "decisions",
+    canonicalUrl: production ? undefined : urls.decisions,
     dialect: "decisions"
   }).pipe(
     Layer.provide(
@@ -352,7 +353,7 @@ export const makeServer = (options: ServerOptions) => {
           })
       })
     ),
-    { ...at(ports.hub), service: "hub" }
+    { ...at(ports.hub), service: "hub", canonicalUrl: production ? undefined : hubPublic }
   ).pipe(Layer.provide(hubStart), Layer.provide(hub))
 
   const tasksWeb: TasksWebSignIn = {
@@ -366,6 +367,7 @@ export const makeServer = (options: ServerOptions) => {
   const tasksListener = listen(tasksRoutes(settings, tasksWeb), {
     ...at(ports.tasks),
     service: "tasks",
+    canonicalUrl: production ? undefined : tasksUrl,
     render: tasksRenderer
   }).pipe(
     Layer.provide(
