@@ -56,6 +56,7 @@ import { HubDataSql, HubUseCases, HubWorkers } from "./HubLayers.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimitsFromConfig } from "./RateLimitsRuntime.ts"
+import { publicUrls, serviceUrls, type Ports } from "./Addresses.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -93,35 +94,8 @@ export interface ServerOptions {
   readonly ports?: Ports | undefined
 }
 
-const anyAddress = new Set(["0.0.0.0", "::", "[::]"])
-
 const reveal = (secret: Redacted.Redacted<string> | undefined) =>
   secret === undefined ? undefined : Redacted.value(secret)
-
-type Ports = { readonly hub: number; readonly decisions: number; readonly tasks: number }
-
-/** How the services reach each other inside one bundled server: their own listeners, unless configured. */
-const serviceUrls = (config: ServerConfig, ports: Ports) => {
-  const local = (port: number) => `http://${anyAddress.has(config.host) ? "127.0.0.1" : config.host}:${port}`
-  return {
-    hub: Option.getOrElse(config.hubUrl, () => local(ports.hub)).replace(/\/+$/, ""),
-    decisions: Option.getOrElse(config.decisionsUrl, () => local(ports.decisions)).replace(/\/+$/, ""),
-    tasks: Option.getOrElse(config.tasksUrl, () => local(ports.tasks)).replace(/\/+$/, "")
-  }
-}
-
-/**
- * Where people's browsers reach each service: the hub at HUB_PUBLIC_URL (else as the services reach it), the
- * task inbox at TASKS_PUBLIC_URL, the decisions service as the hub reaches it. No trailing slash.
- */
-export const publicUrls = (config: ServerConfig, ports: Ports) => {
-  const urls = serviceUrls(config, ports)
-  return {
-    hub: Option.getOrElse(config.hubPublicUrl, () => urls.hub).replace(/\/+$/, ""),
-    decisions: urls.decisions,
-    tasks: tasksPublicUrl(config, ports.tasks)
-  }
-}
 
 /** Readiness is the database answering a ping within its timeout. */
 const ReadinessFromDatabase = Layer.effect(
