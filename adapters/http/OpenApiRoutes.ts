@@ -31,9 +31,26 @@ const firstSentence = (description: unknown): string | undefined => {
 }
 
 /**
+ * The document without the bounds every integer gets from being a safe integer (±9007199254740991): they say
+ * nothing a reader needs, on every integer. Bounds of the contract's own are kept.
+ */
+const withoutSafeIntegerBounds = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds)
+  if (typeof value !== "object" || value === null) return value
+  const next: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "minimum" && item === Number.MIN_SAFE_INTEGER) continue
+    if (key === "maximum" && item === Number.MAX_SAFE_INTEGER) continue
+    next[key] = withoutSafeIntegerBounds(item)
+  }
+  return next
+}
+
+/**
  * What the published document adds to the generated one: its version; a server (the service itself, at the
  * address it was reached on); a summary for every operation (its description's first sentence, or its name);
- * each tag declared once (several groups of a service may share a tag).
+ * each tag declared once, with each description once (several groups of a service may share a tag and its
+ * description); no safe-integer bounds.
  */
 const polish = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
   const paths: Record<string, unknown> = {}
@@ -52,10 +69,13 @@ const polish = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
   const tags = new Map<string, OpenApi.OpenAPISpecTag>()
   for (const tag of spec.tags ?? []) {
     const seen = tags.get(tag.name)
-    const description = [seen?.description, tag.description].filter((d) => d !== undefined).join(" ")
+    const known = seen?.description === undefined ? [] : [seen.description]
+    const added =
+      tag.description === undefined || known.some((d) => d.includes(tag.description!)) ? [] : [tag.description]
+    const description = [...known, ...added].join(" ")
     tags.set(tag.name, { ...seen, ...tag, ...(description === "" ? {} : { description }) })
   }
-  return {
+  return withoutSafeIntegerBounds({
     ...spec,
     info: { ...spec.info, version: contractDocumentVersion },
     servers:
@@ -64,7 +84,7 @@ const polish = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
         : [{ url: "/", description: "This service" }],
     paths: paths as OpenApi.OpenAPISpec["paths"],
     tags: [...tags.values()]
-  }
+  }) as OpenApi.OpenAPISpec
 }
 
 /** The document as plain YAML (keys unquoted, strings quoted only where YAML needs it). */
@@ -142,6 +162,22 @@ export const openApiRoutes = <Id extends string, Groups extends HttpApiGroup.Con
   )
 
 /**
+ * The docs page calls nowhere but its own service: its script and styles are inline, and the browser refuses
+ * anything from another origin (a font, an image, a request made from the page).
+ */
+const docsPolicy = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+/**
  * The docs page: effect's Scalar page for the published contract, its script served inline (no CDN). The
  * script is large, so it is loaded on the first request of the page, not when the server starts.
  */
@@ -150,10 +186,16 @@ const docsPage = <Id extends string, Groups extends HttpApiGroup.Constraint>(api
     Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> | undefined
   return Effect.gen(function* () {
     if (page === undefined) {
-      const handler = yield* HttpRouter.toHttpEffect(HttpApiScalar.layer(publishedApi(api), { path: docsPath })).pipe(
-        Scope.provide(Scope.makeUnsafe())
+      const handler = yield* HttpRouter.toHttpEffect(
+        HttpApiScalar.layer(publishedApi(api), {
+          path: docsPath,
+          // Scalar's own fonts come from its servers: the page uses the system's instead, and calls nowhere.
+          scalar: { withDefaultFonts: false }
+        })
+      ).pipe(Scope.provide(Scope.makeUnsafe()))
+      page = Effect.map(Effect.scoped(handler), (response) =>
+        HttpServerResponse.setHeader(response, "content-security-policy", docsPolicy)
       )
-      page = Effect.scoped(handler)
     }
     return yield* page
   })

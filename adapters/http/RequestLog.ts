@@ -1,4 +1,4 @@
-import { Cause, Clock, Context, Effect, Exit, Metric } from "effect"
+import { Cause, Clock, Context, Effect, Exit, type LogLevel, Metric } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { pooledRandomBytes } from "../../core/auth/RandomPool.ts"
 
@@ -42,10 +42,13 @@ export const requestIdOf = (headers: Readonly<Record<string, string | undefined>
  * The request log of one service (replacing the router's own): every log line written while a request is
  * handled names the service and the request id (and the trace id when the caller sent one); one line per
  * answer with method, path (no query string: it may carry an email address), status and duration; a defect
- * is logged with its cause at error level. The answer carries `X-Request-Id`. Each answer also counts in the
- * metrics `http_server_requests_total` and `http_server_request_duration_ms`.
+ * is logged with its cause at error level. The answer's line is at `answerLevel` (info unless given: the server
+ * writes it at debug level outside production, where a line per health poll is noise). The answer carries
+ * `X-Request-Id`. Each answer also counts in the metrics `http_server_requests_total` and
+ * `http_server_request_duration_ms`.
  */
-export const requestLog = (service: string) => {
+export const requestLog = (service: string, answerLevel: LogLevel.Severity = "Info") => {
+  const logAnswer = Effect.logWithLevel(answerLevel)
   // The counters of this service, one per method and status, made once rather than on every answer.
   const counters = new Map<string, Metric.Counter<number>>()
   const counterOf = (method: string, status: number) => {
@@ -95,7 +98,7 @@ export const requestLog = (service: string) => {
           }
           if (Exit.isSuccess(exit)) {
             return Effect.as(
-              Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...line, "http.status": status }),
+              Effect.annotateLogs(logAnswer("Sent HTTP response"), { ...line, "http.status": status }),
               HttpServerResponse.setHeader(exit.value, "x-request-id", requestId)
             )
           }

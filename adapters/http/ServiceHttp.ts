@@ -1,5 +1,5 @@
 import { NodeHttpServer, type NodeServices } from "@effect/platform-node"
-import { Context, Deferred, Effect, Layer, type FileSystem, type Path } from "effect"
+import { Context, Deferred, Effect, Layer, type FileSystem, type LogLevel, type Path } from "effect"
 import {
   HttpRouter,
   HttpServerRequest,
@@ -12,6 +12,7 @@ import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api
 import { createServer, STATUS_CODES, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { envelopeRenderer, errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
+import { canonicalHostRedirect } from "./CanonicalHost.ts"
 import { routeLimits } from "./BodyLimit.ts"
 import { requestLog } from "./RequestLog.ts"
 import { validationCode, type CodeDialect, type ErrorRenderer } from "./ErrorResponse.ts"
@@ -70,6 +71,13 @@ export interface ListenOptions {
   readonly render?: ErrorRenderer | undefined
   /** The spelling of its error codes (the hub's unless given). */
   readonly dialect?: CodeDialect | undefined
+  /** The level of the request log's line per answer (info unless given; see `requestLog`). */
+  readonly answerLogLevel?: LogLevel.Severity | undefined
+  /**
+   * The service's one address for browsers, in development: a page asked for under another loopback name is
+   * redirected to it (`canonicalHostRedirect`). Unset, none is.
+   */
+  readonly canonicalUrl?: string | undefined
 }
 
 /**
@@ -89,14 +97,32 @@ export const canonicalRequests =
       return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: target }))
     })
 
+/** `canonicalRequests`, after sending a page asked for under another name of this machine to `canonicalUrl`. */
+const onePlace = (canonicalUrl: string, render?: ErrorRenderer) => {
+  const redirect = canonicalHostRedirect(canonicalUrl)
+  const canonical = canonicalRequests(render)
+  return <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const moved = redirect(request)
+      return moved === undefined ? canonical(app) : Effect.succeed(moved)
+    })
+}
+
 /**
  * How `HttpRouter.serve` is called for a service: its router configuration, `canonicalRequests`, and with a
  * service id its request log (`requestLog`) in place of the router's.
  */
-export const serveOptions = (render?: ErrorRenderer, service?: string) => {
-  const canonical = canonicalRequests(render)
+export const serveOptions = (
+  render?: ErrorRenderer,
+  service?: string,
+  answerLogLevel?: LogLevel.Severity,
+  canonicalUrl?: string
+) => {
+  const canonical = canonicalUrl === undefined ? canonicalRequests(render) : onePlace(canonicalUrl, render)
   if (service === undefined) return { routerConfig, middleware: canonical }
-  const log = requestLog(service)
+  const log = requestLog(service, answerLogLevel)
   return {
     routerConfig,
     disableLogger: true,
@@ -191,7 +217,10 @@ export const listen = <E, R>(
   Layer.unwrap(
     Effect.map(Deferred.make<void>(), (draining) => {
       const server = answerProtocolErrors(createServer(), options.render, options.dialect)
-      const served = HttpRouter.serve(routes, serveOptions(options.render, options.service)).pipe(
+      const served = HttpRouter.serve(
+        routes,
+        serveOptions(options.render, options.service, options.answerLogLevel, options.canonicalUrl)
+      ).pipe(
         Layer.provide(Layer.succeed(ServerDraining, Deferred.await(draining))),
         Layer.provide(
           NodeHttpServer.layer(() => server, {

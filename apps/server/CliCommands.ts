@@ -6,13 +6,16 @@ import { FieldIssues } from "../../core/kernel/FieldIssue.ts"
  * definitions (CliProgram.ts) so they can be tested alone.
  */
 
-/** One call of the operator API; `print` says what of the answer's `data` goes to stdout. */
+/**
+ * One call of the operator API; `print` says what of the answer's `data` goes to stdout: all of it, its token,
+ * or one of its fields (`{ field: "members" }`).
+ */
 export interface ApiCall {
   readonly _tag: "ApiCall"
-  readonly method: "GET" | "POST" | "PUT" | "PATCH"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly path: string
   readonly body?: Record<string, unknown>
-  readonly print: "data" | "token"
+  readonly print: "data" | "token" | { readonly field: string }
 }
 
 export interface TokenRequest {
@@ -115,6 +118,9 @@ export const outcomeOf = (hub: string, answer: HubAnswer, print: ApiCall["print"
     const data = body["data"]
     if (print === "token" && isRecord(data) && typeof data["token"] === "string") {
       return { stdout: `${data["token"]}\n`, exitCode: 0 }
+    }
+    if (typeof print === "object" && isRecord(data) && Object.hasOwn(data, print.field)) {
+      return { stdout: `${JSON.stringify(data[print.field], null, 2)}\n`, exitCode: 0 }
     }
     return { stdout: `${JSON.stringify(data, null, 2)}\n`, exitCode: 0 }
   }

@@ -11,12 +11,12 @@ import {
   type TokenRequest
 } from "./CliCommands.ts"
 import { presentSecrets, ServerConfig, type SecretName, type Secrets } from "./Config.ts"
-import { resolveSecrets } from "./DevSecrets.ts"
+import { productionSecretsFile, resolveSecrets } from "./DevSecrets.ts"
 
 /**
  * The operator CLI (`npm run cli -- <command>`), on effect's command-line module: every command and
  * subcommand answers `--help`, flags are checked before anything is sent, and every command but a local
- * `token` is one call of the hub's operator API (`/api/v1/admin/*`) with HUB_ADMIN_KEY. Configuration is the
+ * `token` and `secrets generate` is one call of the hub's operator API (`/api/v1/admin/*`) with HUB_ADMIN_KEY. Configuration is the
  * server's: the environment, or DATA_DIR/dev-secrets.json in development.
  */
 
@@ -82,13 +82,19 @@ export class Operator extends Context.Service<
 const operatorCall = (hub: Option.Option<string>, call: ApiCall) => Operator.use((operator) => operator.call(hub, call))
 
 const segment = (value: string) => encodeURIComponent(value)
-const call = (method: ApiCall["method"], path: string, body?: Record<string, unknown>): ApiCall => ({
+const call = (
+  method: ApiCall["method"],
+  path: string,
+  body?: Record<string, unknown>,
+  print: ApiCall["print"] = "data"
+): ApiCall => ({
   _tag: "ApiCall",
   method,
   path,
   ...(body === undefined ? {} : { body }),
-  print: "data"
+  print
 })
+const orgFlag = Flag.String("org").pipe(Flag.withDescription("The organization's id"))
 const listOf = (text: string) =>
   text
     .split(",")
@@ -133,6 +139,22 @@ const orgUpdate = Command.make(
     )
 ).pipe(Command.withDescription("Change an organization's tier, or archive or unarchive it"))
 
+const orgList = Command.make("list", { hub: hubFlag }, ({ hub }) =>
+  operatorCall(hub, call("GET", "/api/v1/admin/orgs", undefined, { field: "orgs" }))
+).pipe(Command.withDescription("List every organization with its status (active, archived, merged, deleted)"))
+
+const orgArchive = Command.make("archive", { hub: hubFlag, org: orgFlag }, ({ hub, org }) =>
+  operatorCall(hub, call("PATCH", `/api/v1/admin/orgs/${segment(org)}`, { archived: true }))
+).pipe(Command.withDescription("Archive (disable) an organization"))
+
+const orgUnarchive = Command.make("unarchive", { hub: hubFlag, org: orgFlag }, ({ hub, org }) =>
+  operatorCall(hub, call("PATCH", `/api/v1/admin/orgs/${segment(org)}`, { archived: false }))
+).pipe(Command.withDescription("Unarchive (enable again) an archived organization"))
+
+const userList = Command.make("list", { hub: hubFlag }, ({ hub }) =>
+  operatorCall(hub, call("GET", "/api/v1/admin/users", undefined, { field: "users" }))
+).pipe(Command.withDescription("List every user of the hub's directory, by email"))
+
 const userCreate = Command.make(
   "create",
   {
@@ -151,13 +173,28 @@ const memberAdd = Command.make(
   "add",
   {
     hub: hubFlag,
-    org: Flag.String("org").pipe(Flag.withDescription("The organization's id")),
+    org: orgFlag,
     email: Flag.String("email").pipe(Flag.withDescription("The user's email address")),
     role: Flag.Literals("role", roles).pipe(Flag.withDescription("Their role in the organization"))
   },
   ({ hub, org, email, role }) =>
     operatorCall(hub, call("POST", `/api/v1/admin/orgs/${segment(org)}/members`, { email, role }))
 ).pipe(Command.withDescription("Add a user to an organization"))
+
+const memberList = Command.make("list", { hub: hubFlag, org: orgFlag }, ({ hub, org }) =>
+  operatorCall(hub, call("GET", `/api/v1/admin/orgs/${segment(org)}`, undefined, { field: "members" }))
+).pipe(Command.withDescription("List an organization's members with their roles"))
+
+const memberRemove = Command.make(
+  "remove",
+  {
+    hub: hubFlag,
+    org: orgFlag,
+    email: Flag.String("email").pipe(Flag.withDescription("The member's email address"))
+  },
+  ({ hub, org, email }) =>
+    operatorCall(hub, call("DELETE", `/api/v1/admin/orgs/${segment(org)}/members/${segment(email)}`))
+).pipe(Command.withDescription("Remove a user from an organization (the user stays in the directory)"))
 
 const serviceId = Flag.String("id").pipe(
   Flag.withDescription("The service id (lowercase letters and digits, words joined by -)")
@@ -183,11 +220,15 @@ const servicePromote = Command.make("promote", { hub: hubFlag, id: serviceId }, 
   operatorCall(hub, call("POST", `/api/v1/admin/services/${segment(id)}/promote`))
 ).pipe(Command.withDescription("Promote a service to its next lifecycle state"))
 
-const install = Command.make(
-  "install",
+const serviceSuspend = Command.make("suspend", { hub: hubFlag, id: serviceId }, ({ hub, id }) =>
+  operatorCall(hub, call("POST", `/api/v1/admin/services/${segment(id)}/suspend`))
+).pipe(Command.withDescription("Suspend (disable) a service: its credentials stop working until it is promoted"))
+
+const installAdd = Command.make(
+  "add",
   {
     hub: hubFlag,
-    org: Flag.String("org").pipe(Flag.withDescription("The organization's id")),
+    org: orgFlag,
     service: Flag.String("service").pipe(Flag.withDescription("The service id")),
     consents: Flag.String("consents").pipe(
       Flag.withDescription(`Consents granted, comma-separated: ${consentNames.join(", ")} (default: all)`),
@@ -213,7 +254,26 @@ const install = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("Install a service for an organization"))
+).pipe(Command.withDescription("Install a service for an organization, or consent again to an installed one"))
+
+const installList = Command.make("list", { hub: hubFlag, org: orgFlag }, ({ hub, org }) =>
+  operatorCall(hub, call("GET", `/api/v1/admin/orgs/${segment(org)}`, undefined, { field: "installations" }))
+).pipe(Command.withDescription("List an organization's installations, active or not"))
+
+const installRemove = Command.make(
+  "remove",
+  { hub: hubFlag, org: orgFlag, service: Flag.String("service").pipe(Flag.withDescription("The service id")) },
+  ({ hub, org, service }) =>
+    operatorCall(hub, call("DELETE", `/api/v1/admin/orgs/${segment(org)}/installations/${segment(service)}`))
+).pipe(Command.withDescription("Uninstall a service from an organization (earlier identity tokens stop working)"))
+
+const secretsGenerate = Command.make("generate", {}, () =>
+  Console.log(productionSecretsFile().replace(/\n$/, ""))
+).pipe(
+  Command.withDescription(
+    "Print a fresh set of production secrets as an environment file (written nowhere: redirect it where you keep secrets)"
+  )
+)
 
 const flagSet = Command.make(
   "set",
@@ -292,15 +352,18 @@ const group = (
 ) => Command.make(name).pipe(Command.withDescription(description), Command.withSubcommands(subcommands as never))
 
 export const cli = Command.make("cli").pipe(
-  Command.withDescription("Operate the hub: organizations, users, services, installations, flags and tokens"),
+  Command.withDescription(
+    "Operate the hub: organizations, users, services, installations, flags and tokens; make production secrets"
+  ),
   Command.withSubcommands([
-    group("org", "Organizations", [orgCreate, orgUpdate]),
-    group("user", "Users of the hub's directory", [userCreate]),
-    group("member", "Memberships", [memberAdd]),
-    group("service", "Registered services", [serviceRegister, serviceList, servicePromote]),
-    install,
+    group("org", "Organizations", [orgCreate, orgUpdate, orgList, orgArchive, orgUnarchive]),
+    group("user", "Users of the hub's directory", [userCreate, userList]),
+    group("member", "Memberships", [memberAdd, memberList, memberRemove]),
+    group("service", "Registered services", [serviceRegister, serviceList, servicePromote, serviceSuspend]),
+    group("install", "Installations of services for organizations", [installAdd, installList, installRemove]),
     group("flag", "Feature flags", [flagSet]),
-    token
+    token,
+    group("secrets", "Secrets for a production server", [secretsGenerate])
   ])
 )
 

@@ -166,7 +166,10 @@ export const ServerConfig = Config.all({
    * The private key (PEM, RSA or EC P-256) that signs the ID tokens of the hub's own OpenID provider. Outside
    * production one is generated and kept under DATA_DIR; in production, unset, the provider is off (501).
    */
-  hubOidcSigningKey: Config.option(Config.Redacted("HUB_OIDC_SIGNING_KEY")),
+  hubOidcSigningKey: Config.option(
+    // On one line (an environment file), its line breaks may be written `\n`.
+    Config.String("HUB_OIDC_SIGNING_KEY").pipe(Config.map((pem) => Redacted.make(pem.replace(/\\n/g, "\n"))))
+  ),
   /** AUTH-6 context keys of the callers of subject context; unset, subject context answers 501. */
   hubContextKeys: Config.schema(ContextKeysText, "HUB_CONTEXT_KEYS").pipe(
     Config.map((text) => Result.getOrThrow(parseContextKeys(text))),

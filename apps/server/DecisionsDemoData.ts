@@ -49,5 +49,7 @@ export const loadDecisionsDemoData = (organizationId: string) =>
         expiresAt: isoAt(now + 7 * dayMs)
       })
     }
-    return { loaded, callerKey: key.plaintext }
+    // The roles the agent key can ask: every role of its organization.
+    const roles = (yield* decisions.listRoles(alice)).map((role) => role.slug)
+    return { loaded, callerKey: key.plaintext, roles }
   })

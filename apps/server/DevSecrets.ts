@@ -6,8 +6,10 @@ import { SecretNames, type SecretName, type Secrets } from "./Config.ts"
 
 export interface ResolvedSecrets {
   readonly secrets: Secrets
-  /** Secrets generated or loaded from the data directory in development, to print once at start. */
+  /** Secrets generated now in development (and kept in the data directory), to name at start. */
   readonly generated: ReadonlyArray<SecretName>
+  /** Secrets read from the data directory in development, where an earlier start kept them. */
+  readonly read: ReadonlyArray<SecretName>
   /** Secrets left unset in production: the routes that need them fail closed. */
   readonly missing: ReadonlyArray<SecretName>
 }
@@ -15,7 +17,7 @@ export interface ResolvedSecrets {
 const fileName = "dev-secrets.json"
 
 /** 32 random bytes; the web push key is a P-256 private key (its `d`), from which the public half follows. */
-const generate = (name: SecretName): string =>
+export const generateSecret = (name: SecretName): string =>
   name === "HUB_VAPID_PRIVATE_KEY"
     ? generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" }).d!
     : randomBytes(32).toString("base64url")
@@ -33,7 +35,7 @@ export const resolveSecrets = (options: {
   Effect.gen(function* () {
     const absent = SecretNames.filter((name) => options.fromEnvironment[name] === undefined)
     if (options.production || absent.length === 0) {
-      return { secrets: options.fromEnvironment, generated: [], missing: options.production ? absent : [] }
+      return { secrets: options.fromEnvironment, generated: [], read: [], missing: options.production ? absent : [] }
     }
     const path = join(options.dataDir, fileName)
     const kept = yield* Effect.promise(() =>
@@ -42,15 +44,19 @@ export const resolveSecrets = (options: {
         () => ({}) as Partial<Record<SecretName, string>>
       )
     )
+    const read = absent.filter((name) => typeof kept[name] === "string")
+    const generated = absent.filter((name) => typeof kept[name] !== "string")
     const next: Partial<Record<SecretName, string>> = { ...kept }
-    for (const name of absent) next[name] ??= generate(name)
-    yield* Effect.promise(async () => {
-      await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
-      await writeFile(path, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 })
-    })
+    for (const name of generated) next[name] = generateSecret(name)
+    if (generated.length > 0) {
+      yield* Effect.promise(async () => {
+        await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
+        await writeFile(path, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 })
+      })
+    }
     const secrets = { ...options.fromEnvironment }
     for (const name of absent) secrets[name] = Redacted.make(next[name]!)
-    return { secrets, generated: absent, missing: [] }
+    return { secrets, generated, read, missing: [] }
   })
 
 const signingKeyFile = "dev-oidc-signing-key.pem"
@@ -80,3 +86,19 @@ export const resolveOidcSigningKey = (options: {
 /** A fresh EC P-256 private key, PEM (PKCS #8). */
 export const generateSigningKey = (): string =>
   generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/**
+ * A fresh set of production secrets as an environment file: every secret setting the server reads
+ * (`SecretNames`) and the hub's OpenID signing key, each made with the system's cryptographic random source.
+ * One line per setting, so the text works as a Docker or systemd environment file and with dotenv: the PEM key's
+ * line breaks are written `\n`, which the server reads back as line breaks.
+ */
+export const productionSecretsFile = (): string =>
+  [
+    "# Production secrets (npm run cli -- secrets generate). Keep them in your secret store, never in the",
+    "# repository: they are printed this once. Settings that come from elsewhere are not made here: DATABASE_URL,",
+    "# SMTP_URL, REDIS_URL, HUB_OIDC_CLIENT_SECRET (from your identity provider), TASKS_MACHINE_KEYS, HUB_CONTEXT_KEYS.",
+    ...SecretNames.map((name) => `${name}=${generateSecret(name)}`),
+    `HUB_OIDC_SIGNING_KEY=${generateSigningKey().trim().replace(/\n/g, "\\n")}`,
+    ""
+  ].join("\n")

@@ -10,7 +10,12 @@ import { Formatter, Logger } from "effect"
 export const makeLineLogger = <Message>(
   format: Logger.Logger<Message, string>,
   write: (text: string) => void
-): { readonly logger: Logger.Logger<Message, void>; readonly flush: () => void } => {
+): {
+  readonly logger: Logger.Logger<Message, void>
+  readonly flush: () => void
+  /** Writes plain text (lines without their newline) in turn with the log lines, not ahead of those waiting. */
+  readonly print: (text: string) => void
+} => {
   let waiting: Array<string> = []
   const flush = () => {
     if (waiting.length === 0) return
@@ -18,11 +23,12 @@ export const makeLineLogger = <Message>(
     waiting = []
     write(text)
   }
-  const logger = Logger.make<Message, void>((options) => {
+  const push = (line: string) => {
     if (waiting.length === 0) setImmediate(flush)
-    waiting.push(format.log(options))
-  })
-  return { logger, flush }
+    waiting.push(line)
+  }
+  const logger = Logger.make<Message, void>((options) => push(format.log(options)))
+  return { logger, flush, print: push }
 }
 
 type Structured = typeof Logger.formatStructured extends Logger.Logger<unknown, infer Line> ? Line : never
@@ -49,9 +55,15 @@ export const formatJsonLine: Logger.Logger<unknown, string> = Logger.map(Logger.
   isPlainLine(line) ? JSON.stringify(line) : Formatter.formatJson(line)
 )
 
-/** JSON lines on standard output, written once per turn, and the rest when the process exits. */
-export const jsonLinesToStdout = (): Logger.Logger<unknown, void> => {
-  const { logger, flush } = makeLineLogger(formatJsonLine, (text) => process.stdout.write(text))
+/**
+ * JSON lines on standard output, written once per turn, and the rest when the process exits; `print` writes
+ * plain text among them (the start banner, development sign-in links: for a person to read, not a collector).
+ */
+export const jsonLinesToStdout = (): {
+  readonly logger: Logger.Logger<unknown, void>
+  readonly print: (text: string) => void
+} => {
+  const { logger, flush, print } = makeLineLogger(formatJsonLine, (text) => process.stdout.write(text))
   process.once("exit", flush)
-  return logger
+  return { logger, print }
 }

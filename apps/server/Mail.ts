@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { MailerLog } from "../../adapters/email/MailerLog.ts"
+import { MailerLog, MailerPrinted } from "../../adapters/email/MailerLog.ts"
 import { MailerSmtp } from "../../adapters/email/MailerSmtp.ts"
 import { Mailer, MailerError } from "../../core/kernel/Mailer.ts"
 import type { ServerConfig } from "./Config.ts"
@@ -14,9 +14,16 @@ const MailerUnconfigured = Layer.succeed(Mailer)(
   })
 )
 
-/** The server's Mailer: SMTP when `SMTP_URL` is set; else the log (development, test) or nothing (production). */
-export const MailerFromConfig = (config: Pick<ServerConfig, "smtpUrl" | "smtpFrom" | "environment">) =>
+/**
+ * The server's Mailer: SMTP when `SMTP_URL` is set; else, outside production, the console (printed plainly by
+ * `print` when given, else in a log line); in production nothing.
+ */
+export const MailerFromConfig = (
+  config: Pick<ServerConfig, "smtpUrl" | "smtpFrom" | "environment">,
+  print?: ((text: string) => void) | undefined
+) =>
   Option.match(config.smtpUrl, {
     onSome: (url) => MailerSmtp({ url, from: config.smtpFrom }),
-    onNone: () => (config.environment === "production" ? MailerUnconfigured : MailerLog)
+    onNone: () =>
+      config.environment === "production" ? MailerUnconfigured : print === undefined ? MailerLog : MailerPrinted(print)
   })

@@ -61,6 +61,7 @@ import { HubFactRelay } from "./HubFactsRuntime.ts"
 import { MailerFromConfig } from "./Mail.ts"
 import { HubChannelsFromConfig } from "./HubChannels.ts"
 import { RateLimiterStoreFromConfig } from "./RateLimitsRuntime.ts"
+import { publicUrls, serviceUrls, type Ports } from "./Addresses.ts"
 
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
@@ -90,11 +91,14 @@ export interface ServerOptions {
    * production, without either, a key of this process's own (main.ts keeps one under DATA_DIR instead).
    */
   readonly oidcSigningKey?: Redacted.Redacted<string> | undefined
+  /**
+   * Where text for the person at the console goes, plainly (outside production, emails not sent for want of a
+   * mail server, sign-in links included). Unset, such emails are written in log lines.
+   */
+  readonly print?: ((text: string) => void) | undefined
   /** Ports to listen on; 0 picks a free one (tests). Defaults to the configured ports. */
-  readonly ports?: { readonly hub: number; readonly decisions: number; readonly tasks: number } | undefined
+  readonly ports?: Ports | undefined
 }
-
-const anyAddress = new Set(["0.0.0.0", "::", "[::]"])
 
 const reveal = (secret: Redacted.Redacted<string> | undefined) =>
   secret === undefined ? undefined : Redacted.value(secret)
@@ -177,17 +181,17 @@ export const makeServer = (options: ServerOptions) => {
     webDir: config.webDir
   }
   const ports = options.ports ?? { hub: config.hubPort, decisions: config.decisionsPort, tasks: config.tasksPort }
-  const at = (port: number) => ({ port, host: config.host, drainMillis: config.drainMillis })
-  // How the services reach each other inside one bundled server: their own listeners, unless configured.
-  const local = (port: number) => `http://${anyAddress.has(config.host) ? "127.0.0.1" : config.host}:${port}`
-  const urls = {
-    hub: Option.getOrElse(config.hubUrl, () => local(ports.hub)).replace(/\/+$/, ""),
-    decisions: Option.getOrElse(config.decisionsUrl, () => local(ports.decisions)).replace(/\/+$/, ""),
-    tasks: Option.getOrElse(config.tasksUrl, () => local(ports.tasks)).replace(/\/+$/, "")
-  }
+  // Outside production a line per answer (health polls included) is noise: written at debug level there.
+  const at = (port: number) => ({
+    port,
+    host: config.host,
+    drainMillis: config.drainMillis,
+    answerLogLevel: production ? ("Info" as const) : ("Debug" as const)
+  })
+  const urls = serviceUrls(config, ports)
 
   // Where browsers reach the hub: the issuer of its OpenID provider.
-  const hubPublic = Option.getOrElse(config.hubPublicUrl, () => urls.hub).replace(/\/+$/, "")
+  const hubPublic = publicUrls(config, ports).hub
 
   const database = Database.layer({
     url: Option.getOrUndefined(config.databaseUrl),
@@ -236,7 +240,7 @@ export const makeServer = (options: ServerOptions) => {
         ServiceProbeHttp({ allowLoopback: !production, guardLookup: guardedLookup }),
         HubChannelsFromConfig(config, secrets),
         // One mail server connection pool for sign-in links and notification emails.
-        MailerFromConfig(config)
+        MailerFromConfig(config, options.print)
       )
     )
   )
@@ -272,6 +276,7 @@ export const makeServer = (options: ServerOptions) => {
   const decisionsListener = listen(decisionsRoutes({ ...settings, workspaceUrl: hubPublic }), {
     ...at(ports.decisions),
     service: "decisions",
+    canonicalUrl: production ? undefined : urls.decisions,
     dialect: "decisions"
   }).pipe(
     Layer.provide(
@@ -350,7 +355,7 @@ export const makeServer = (options: ServerOptions) => {
           })
       })
     ),
-    { ...at(ports.hub), service: "hub" }
+    { ...at(ports.hub), service: "hub", canonicalUrl: production ? undefined : hubPublic }
   ).pipe(Layer.provide(hubStart), Layer.provide(hub))
 
   const tasksWeb: TasksWebSignIn = {
@@ -364,6 +369,7 @@ export const makeServer = (options: ServerOptions) => {
   const tasksListener = listen(tasksRoutes(settings, tasksWeb), {
     ...at(ports.tasks),
     service: "tasks",
+    canonicalUrl: production ? undefined : tasksUrl,
     render: tasksRenderer
   }).pipe(
     Layer.provide(

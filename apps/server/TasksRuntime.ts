@@ -36,7 +36,11 @@ export const TasksDataSql = TasksDataWith(RecordStoreSql)
 
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
-  Option.getOrElse(config.tasksPublicUrl, () => `http://${config.host}:${port}`).replace(/\/+$/, "")
+  Option.getOrElse(
+    config.tasksPublicUrl,
+    // A listener on every address (0.0.0.0, ::) is reached on this machine at 127.0.0.1.
+    () => `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "127.0.0.1" : config.host}:${port}`
+  ).replace(/\/+$/, "")
 
 /**
  * The task inbox's use cases over the data adapters given (also provided, for inspection and for the routes'

@@ -5,22 +5,30 @@ import { presentSecrets, ServerConfig } from "./Config.ts"
 import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
 import { DecisionsDataSql } from "./DecisionsData.ts"
 import { makeServer } from "./Server.ts"
+import { publicUrls } from "./Addresses.ts"
+import { DataDirInUse } from "../../adapters/sql/DataDir.ts"
+import { checkPorts, startFailure } from "./StartChecks.ts"
 import { jsonLinesToStdout } from "./LogLines.ts"
 
-const serve = (config: ServerConfig) =>
+const serve = (config: ServerConfig, print: (text: string) => void) =>
   Effect.gen(function* () {
     const production = config.environment === "production"
+    // Before anything is written or opened: a port that is taken ends the start here, with its setting named.
+    const portRefused = yield* checkPorts(config)
+    if (portRefused !== undefined) return yield* refuseStart(portRefused)
     const resolved = yield* resolveSecrets({
       production,
       dataDir: config.dataDir,
       fromEnvironment: presentSecrets(config)
     })
+    const secretsFile = join(config.dataDir, "dev-secrets.json")
+    // Development only: generated so the first command works out of the box, kept for the next start in a file
+    // only this account can read. Named here, never shown: no secret is written to a log.
     if (resolved.generated.length > 0) {
-      // Development only: generated so the first command works out of the box, kept for the next start in a
-      // file only this account can read. Named here, never shown: no secret is written to a log.
-      yield* Effect.logInfo(
-        `development secrets generated: ${resolved.generated.join(", ")} (kept in ${join(config.dataDir, "dev-secrets.json")})`
-      )
+      yield* Effect.logInfo(`development secrets generated: ${resolved.generated.join(", ")} (kept in ${secretsFile})`)
+    }
+    if (resolved.read.length > 0) {
+      yield* Effect.logInfo(`development secrets read from ${secretsFile}: ${resolved.read.join(", ")}`)
     }
     for (const name of resolved.missing) {
       yield* Effect.logWarning(`${name} is not set: the routes that need it fail closed until it is`)
@@ -38,16 +46,72 @@ const serve = (config: ServerConfig) =>
     if (oidcSigningKey === undefined) {
       yield* Effect.logWarning("HUB_OIDC_SIGNING_KEY is not set: the hub's OpenID provider is off (501)")
     }
-    return yield* Layer.launch(
-      makeServer({ config, secrets: resolved.secrets, decisionsData: DecisionsDataSql, oidcSigningKey })
-    ).pipe(Effect.catchTag("DataDirInUse", (error) => refuseStart(error.message)))
+    const server = makeServer({
+      config,
+      secrets: resolved.secrets,
+      decisionsData: DecisionsDataSql,
+      oidcSigningKey,
+      ...(production ? {} : { print })
+    })
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        yield* Layer.build(server)
+        yield* announceReady(config, print)
+        return yield* Effect.never
+      })
+    ).pipe(
+      Effect.catchCause((cause) => {
+        const sentence = Cause.hasInterruptsOnly(cause)
+          ? undefined
+          : (dataDirInUse(cause) ?? startFailure(config, cause))
+        return sentence === undefined ? Effect.failCause(cause) : refuseStart(sentence)
+      })
+    )
   }).pipe(
-    Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : jsonLinesToStdout()])),
     Effect.provideService(References.MinimumLogLevel, config.logLevel),
     // Spans only when a collector takes them (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise every request and every
     // statement would still build and time spans that nothing reads (5 to 15 % of a create's server CPU).
     Effect.provideService(References.TracerEnabled, Option.isSome(config.otlpEndpoint))
   )
+
+/** The message of a data directory held by another process, when that is what ended the start. */
+const dataDirInUse = (cause: Cause.Cause<unknown>) =>
+  Option.getOrUndefined(
+    Option.map(
+      Option.filter(Cause.findErrorOption(cause), (error) => error instanceof DataDirInUse),
+      (error) => (error as DataDirInUse).message
+    )
+  )
+
+/**
+ * Once every listener is up: where to go. Outside production as plain text for the person at the console (with
+ * JSON logs, a log line would escape it); in production as a log line like the others.
+ */
+const announceReady = (config: ServerConfig, print: (text: string) => void) => {
+  const addresses = publicUrls(config, {
+    hub: config.hubPort,
+    decisions: config.decisionsPort,
+    tasks: config.tasksPort
+  })
+  if (config.environment === "production") {
+    return Effect.logInfo(
+      `ready: hub ${addresses.hub}/, decisions ${addresses.decisions}/, task inbox ${addresses.tasks}/`
+    )
+  }
+  const mail = Option.isNone(config.smtpUrl) ? ["  sign-in links are printed here (SMTP_URL is not set)"] : []
+  return Effect.sync(() =>
+    print(
+      [
+        `ready: open ${addresses.hub}/ (the workspace: sign in there)`,
+        `  hub         ${addresses.hub}/        API docs ${addresses.hub}/api/v1/docs`,
+        `  decisions   ${addresses.decisions}/        API docs ${addresses.decisions}/api/v1/docs`,
+        `  task inbox  ${addresses.tasks}/        API docs ${addresses.tasks}/api/v1/docs`,
+        ...mail,
+        "  demo data: npm run seed"
+      ].join("\n")
+    )
+  )
+}
 
 /** A start that cannot go on: the reason on stderr, a non-zero exit. */
 const refuseStart = (message: string) =>
@@ -74,7 +138,11 @@ const main = Effect.gen(function* () {
     })
     return
   }
-  return yield* serve(config.success)
+  const console =
+    config.success.logFormat === "pretty"
+      ? { logger: Logger.consolePretty(), print: (text: string) => void process.stdout.write(`${text}\n`) }
+      : jsonLinesToStdout()
+  return yield* serve(config.success, console.print).pipe(Effect.provide(Logger.layer([console.logger])))
 })
 
 /** SIGTERM and SIGINT end the server by interruption; once it has drained and closed, that is a clean exit. */

@@ -171,6 +171,8 @@ export class Directory extends Context.Service<
     readonly updateUser: (user: User) => Effect.Effect<void>
     readonly findUserByEmail: (email: string) => Effect.Effect<User | undefined>
     readonly findUserById: (userId: string) => Effect.Effect<User | undefined>
+    /** Every user, by email. */
+    readonly listUsers: () => Effect.Effect<ReadonlyArray<User>>
 
     /** Adds a membership; `already_member` when the user is in that organization. */
     readonly addMember: (membership: Membership) => Effect.Effect<"added" | "already_member">

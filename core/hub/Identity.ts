@@ -69,6 +69,10 @@ export class Identity extends Context.Service<
   {
     readonly createOrg: (input: OrgCreate) => Effect.Effect<Organization, ValidationError>
     readonly getOrg: (orgId: string) => Effect.Effect<OrgView, NotFound>
+    /** Every organization (by id), whatever its status. */
+    readonly listOrgs: () => Effect.Effect<ReadonlyArray<Organization>>
+    /** Every user of the directory, by email. */
+    readonly listUsers: () => Effect.Effect<ReadonlyArray<User>>
     /**
      * Tier, archive or unarchive, merge or undo a merge, delete: all of a patch or none of it (`patchOrg`).
      * A deleted organization is deleted whatever else it was: its roster is emptied (Directory `orgStatus`).
@@ -172,6 +176,10 @@ export class Identity extends Context.Service<
               installations: yield* directory.installationsOf(orgId)
             }
           }),
+
+        listOrgs: () => directory.listOrgs(),
+
+        listUsers: () => directory.listUsers(),
 
         updateOrg: (orgId, patch) =>
           Effect.gen(function* () {

@@ -131,6 +131,24 @@ export const DirectoryContract = (name: string, directory: Layer.Layer<Directory
         })
       )
 
+      it.effect("lists users by email", () =>
+        Effect.gen(function* () {
+          const store = yield* Directory
+          const tag = nextId().toLowerCase()
+          const [b, a, c] = [
+            user({ email: `b${tag}@example.com` }),
+            user({ email: `a${tag}@example.com` }),
+            user({ email: `c${tag}@example.com` })
+          ]
+          for (const one of [b, a, c]) yield* store.createUser(one)
+          const ids = new Set([a.id, b.id, c.id])
+          assert.deepStrictEqual(
+            (yield* store.listUsers()).filter((u) => ids.has(u.id)),
+            [a, b, c]
+          )
+        })
+      )
+
       it.effect("updates a user, its email included", () =>
         Effect.gen(function* () {
           const store = yield* Directory

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
-import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { until } from "../support/Until.ts"
 
 const running: Array<RunningServer> = []
@@ -34,9 +34,18 @@ interface FeedItem {
 describe("the demo reaches real hub feeds (npm run seed, then the bundled server)", () => {
   it("the demo decision reaches the approvers' feeds; a delegation reaches the assignee's", async () => {
     const dataDir = tempDataDir()
-    const seeded = await seed({ DATA_DIR: dataDir })
+    const hubPort = String(await freePort())
+    const seeded = await seed({ DATA_DIR: dataDir, HUB_PORT: hubPort })
     assert.strictEqual(seeded.code, 0, seeded.output)
     assert.include(seeded.output, "Demo Agency")
+    // Where to go next, whom to sign in as, and what the agent key can ask.
+    assert.include(
+      seeded.output,
+      `Next: start the server (npm start; again, if you stopped it to seed), then open http://127.0.0.1:${hubPort}/ and sign in as alice@demo.example.com`
+    )
+    assert.include(seeded.output, "It asks the roles approvers, delivery (roleSlug)")
+    const agentKey = /^ {2}(dcd_\S+)$/m.exec(seeded.output)?.[1]
+    assert.isString(agentKey)
     const aliceKey = seeded.output
       .split("\n")
       .find((l) => l.includes("alice@demo.example.com"))
@@ -44,8 +53,19 @@ describe("the demo reaches real hub feeds (npm run seed, then the bundled server
     assert.isString(aliceKey)
 
     const env = { DATA_DIR: dataDir, EVENT_RELAY_POLL_MS: "100", HUB_WORKER_POLL_MS: "100", LOG_LEVEL: "Error" }
-    let server = await startServer(env)
+    let server = await startServer({ ...env, HUB_PORT: hubPort })
     running.push(server)
+    // The agent key asks a role it was said to be able to ask.
+    const asked = await fetch(`http://127.0.0.1:${server.ports.decisions}/api/v1/decisions`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${agentKey}`,
+        "idempotency-key": "first-1",
+        "content-type": "application/json"
+      },
+      body: JSON.stringify({ title: "Ship it?", roleSlug: "delivery", options: [{ label: "Yes" }, { label: "No" }] })
+    })
+    assert.strictEqual(asked.status, 201)
     const secrets = JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8")) as Record<string, string>
     const hub = (path: string) =>
       fetch(`http://127.0.0.1:${server.ports.hub}${path}`, {

@@ -216,7 +216,13 @@ describe("the embedded data directory (real processes)", () => {
   it("a second process on the same data (seed, another server) refuses to start naming the holder's pid", async () => {
     const seeded = await seed({ DATA_DIR: dataDir })
     assert.notStrictEqual(seeded.code, 0, seeded.output)
-    assert.include(seeded.output, `in use by process ${server.child.pid}`)
+    // The seed says exactly what to do instead: stop the server, seed, start it again.
+    assert.include(seeded.output, `The server (process ${server.child.pid}) has the embedded database under`)
+    assert.include(
+      seeded.output,
+      "stop the server (Ctrl-C where it runs), run npm run seed again, then start the server again"
+    )
+    assert.notInclude(seeded.output, "    at ")
 
     const second = await startServer({ DATA_DIR: dataDir }, { waitReady: false })
     const code = await second.exited

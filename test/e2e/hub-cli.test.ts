@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verify } from "../../core/auth/IdentityToken.ts"
@@ -98,6 +98,84 @@ describe("CLI against a served operator API", () => {
       const wrongKey = yield* cli(["service", "list", ...hub], { HUB_ADMIN_KEY: "not-the-key-0123456789" })
       assert.strictEqual(wrongKey.code, 1)
       assert.match(wrongKey.stderr, /\S/)
+    })
+  )
+
+  it.live(
+    "lists organizations, users, members and installations, and archives and suspends",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* serveAdmin()
+        const hub = ["--hub", baseUrl]
+        const ok = (run: Run) => {
+          assert.strictEqual(run.code, 0, run.stderr)
+          return JSON.parse(run.stdout)
+        }
+        const org = ok(yield* cli(["org", "create", "--name", "Listed", ...hub])).org
+        ok(yield* cli(["user", "create", "--email", "bo@example.com", "--name", "Bo", ...hub]))
+        ok(yield* cli(["member", "add", "--org", org.id, "--email", "bo@example.com", "--role", "ADMIN", ...hub]))
+
+        const orgs = ok(yield* cli(["org", "list", ...hub]))
+        assert.deepInclude(
+          orgs.map((o: { id: string; status: string }) => ({ id: o.id, status: o.status })),
+          { id: org.id, status: "active" }
+        )
+        const users = ok(yield* cli(["user", "list", ...hub]))
+        assert.include(
+          users.map((u: { email: string }) => u.email),
+          "bo@example.com"
+        )
+        const members = ok(yield* cli(["member", "list", "--org", org.id, ...hub]))
+        assert.deepStrictEqual(
+          members.map((m: { email: string; role: string }) => [m.email, m.role]),
+          [["bo@example.com", "ADMIN"]]
+        )
+
+        const archived = ok(yield* cli(["org", "archive", "--org", org.id, ...hub]))
+        assert.strictEqual(archived.org.status, "archived")
+        const listedAgain = ok(yield* cli(["org", "list", ...hub]))
+        assert.strictEqual(listedAgain.find((o: { id: string }) => o.id === org.id).status, "archived")
+        assert.strictEqual(ok(yield* cli(["org", "unarchive", "--org", org.id, ...hub])).org.status, "active")
+
+        ok(yield* cli(["member", "remove", "--org", org.id, "--email", "bo@example.com", ...hub]))
+        assert.deepStrictEqual(ok(yield* cli(["member", "list", "--org", org.id, ...hub])), [])
+
+        ok(
+          yield* cli([
+            "service",
+            "register",
+            "--id",
+            "ledger",
+            "--name",
+            "Ledger",
+            "--url",
+            "https://l.example.com",
+            ...hub
+          ])
+        )
+        const suspended = ok(yield* cli(["service", "suspend", "--id", "ledger", ...hub]))
+        assert.strictEqual(suspended.service.status, "suspended")
+        assert.deepStrictEqual(ok(yield* cli(["install", "list", "--org", org.id, ...hub])), [])
+
+        const missing = yield* cli(["member", "list", "--org", "org_nope", ...hub])
+        assert.strictEqual(missing.code, 1)
+        assert.include(missing.stderr, "No such organization.")
+      }),
+    // Fifteen runs of the CLI, each a process of its own.
+    180_000
+  )
+
+  it.live("secrets generate prints a fresh environment file and writes nothing", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "hub-cli-secrets-")))
+      const first = yield* cli(["secrets", "generate"], { DATA_DIR: dataDir })
+      const second = yield* cli(["secrets", "generate"], { DATA_DIR: dataDir })
+      assert.strictEqual(first.code, 0, first.stderr)
+      assert.match(first.stdout, /^HUB_ADMIN_KEY=[A-Za-z0-9_-]{43}$/m)
+      assert.match(first.stdout, /^HUB_OIDC_SIGNING_KEY=-----BEGIN PRIVATE KEY-----\\n\S+/m)
+      assert.notStrictEqual(first.stdout, second.stdout)
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(dataDir)), [])
+      yield* Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
     })
   )
 })

@@ -38,7 +38,9 @@ describe("operating the bundled server", () => {
     const server = await startServer({
       DATA_DIR: tempDataDir(),
       METRICS_PORT: String(metricsPort),
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      // The line of each answer is at debug level outside production.
+      LOG_LEVEL: "Debug"
     })
     running.push(server)
     try {

@@ -152,5 +152,12 @@ describe("the bundled server (a real process, the embedded default)", () => {
     assert.strictEqual(manifest.status, 503)
     assert.strictEqual(((await manifest.json()) as any).error.code, "UNAVAILABLE")
     assert.include(server.output(), "DECISIONS_API_KEY is not set")
+    // In production every answer writes its line at info level, as the log collectors expect.
+    await fetch(url(server.ports.hub, "/api/v1/health"))
+    for (let i = 0; i < 50 && !server.output().includes("Sent HTTP response"); i++) {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    assert.match(server.output(), /"message":"Sent HTTP response".*"service":"hub"/)
+    assert.match(server.output(), /"message":"ready: hub http:\/\/127\.0\.0\.1:\d+\/, decisions /)
   })
 })

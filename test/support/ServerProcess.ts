@@ -60,7 +60,8 @@ export const startServer = async (env: Record<string, string | undefined>, optio
     try {
       return await startOnce(env, options)
     } catch (error) {
-      const taken = error instanceof Error && error.message.includes("EADDRINUSE")
+      const taken =
+        error instanceof Error && (error.message.includes("EADDRINUSE") || error.message.includes("is already in use"))
       if (!taken || attempt === 3) throw error
       await new Promise((r) => setTimeout(r, 500))
     }

@@ -4,6 +4,9 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { Command } from "effect/cli"
 import { checkHub, outcomeOf, type ApiCall, type TokenRequest } from "../../apps/server/CliCommands.ts"
 import { cli, CliFailure, Operator } from "../../apps/server/CliProgram.ts"
+import { SecretNames, secretMinLength } from "../../apps/server/Config.ts"
+import { productionSecretsFile } from "../../apps/server/DevSecrets.ts"
+import { createPrivateKey } from "node:crypto"
 
 type Sent = { readonly hub: string | undefined; readonly call: ApiCall | TokenRequest }
 
@@ -66,15 +69,56 @@ describe("CLI argument handling", () => {
       assert.deepInclude((yield* sentBy(["service", "promote", "--id", "inv"])).call, {
         path: "/api/v1/admin/services/inv/promote"
       })
-      assert.deepInclude((yield* sentBy(["install", "--org", "o1", "--service", "inv", "--consents", "embed"])).call, {
-        method: "PUT",
-        path: "/api/v1/admin/orgs/o1/installations/inv",
-        body: { consents: { companyId: false, accessClaims: false, embed: true }, permissions: [] }
-      })
+      assert.deepInclude(
+        (yield* sentBy(["install", "add", "--org", "o1", "--service", "inv", "--consents", "embed"])).call,
+        {
+          method: "PUT",
+          path: "/api/v1/admin/orgs/o1/installations/inv",
+          body: { consents: { companyId: false, accessClaims: false, embed: true }, permissions: [] }
+        }
+      )
       assert.deepInclude(
         (yield* sentBy(["flag", "set", "--name", "access-claims", "--enabled", "false", "--org", "o1"])).call,
         { path: "/api/v1/admin/flags/access-claims", body: { enabled: false, orgId: "o1" } }
       )
+    })
+  )
+
+  it.effect("lists and disables organizations, users, members, services and installations", () =>
+    Effect.gen(function* () {
+      const get = (path: string, field: string) => ({ method: "GET" as const, path, print: { field } })
+      assert.deepInclude((yield* sentBy(["org", "list"])).call, get("/api/v1/admin/orgs", "orgs"))
+      assert.deepInclude((yield* sentBy(["user", "list"])).call, get("/api/v1/admin/users", "users"))
+      assert.deepInclude(
+        (yield* sentBy(["member", "list", "--org", "o/1"])).call,
+        get("/api/v1/admin/orgs/o%2F1", "members")
+      )
+      assert.deepInclude(
+        (yield* sentBy(["install", "list", "--org", "o1"])).call,
+        get("/api/v1/admin/orgs/o1", "installations")
+      )
+      assert.deepInclude((yield* sentBy(["org", "archive", "--org", "o1"])).call, {
+        method: "PATCH",
+        path: "/api/v1/admin/orgs/o1",
+        body: { archived: true }
+      })
+      assert.deepInclude((yield* sentBy(["org", "unarchive", "--org", "o1"])).call, {
+        method: "PATCH",
+        path: "/api/v1/admin/orgs/o1",
+        body: { archived: false }
+      })
+      assert.deepInclude((yield* sentBy(["member", "remove", "--org", "o1", "--email", "a+b@c.co"])).call, {
+        method: "DELETE",
+        path: "/api/v1/admin/orgs/o1/members/a%2Bb%40c.co"
+      })
+      assert.deepInclude((yield* sentBy(["service", "suspend", "--id", "inv"])).call, {
+        method: "POST",
+        path: "/api/v1/admin/services/inv/suspend"
+      })
+      assert.deepInclude((yield* sentBy(["install", "remove", "--org", "o1", "--service", "inv"])).call, {
+        method: "DELETE",
+        path: "/api/v1/admin/orgs/o1/installations/inv"
+      })
     })
   )
 
@@ -100,7 +144,8 @@ describe("CLI argument handling", () => {
       yield* refused(["service", "list", "--bogus"])
       yield* refused(["flag", "set", "--name", "access-claims", "--enabled", "yes"])
       yield* refused(["member", "add", "--org", "o1", "--email", "a@b.co", "--role", "BOSS"])
-      const consents = yield* refused(["install", "--org", "o", "--service", "s", "--consents", "everything"])
+      yield* refused(["member", "list"])
+      const consents = yield* refused(["install", "add", "--org", "o", "--service", "s", "--consents", "everything"])
       assert.strictEqual(consents._tag, "Failure")
       const failure = consents._tag === "Failure" ? Cause.squash(consents.cause) : undefined
       assert.instanceOf(failure, CliFailure)
@@ -110,7 +155,14 @@ describe("CLI argument handling", () => {
 
   it.effect("answers --help for the CLI and for every command without sending anything", () =>
     Effect.gen(function* () {
-      for (const argv of [["--help"], ["org", "create", "--help"], ["token", "--help"], ["service", "--help"]]) {
+      for (const argv of [
+        ["--help"],
+        ["org", "create", "--help"],
+        ["token", "--help"],
+        ["service", "--help"],
+        ["install", "--help"],
+        ["secrets", "generate", "--help"]
+      ]) {
         const { sent, exit } = yield* run(argv)
         assert.strictEqual(exit._tag, "Success", argv.join(" "))
         assert.strictEqual(sent.length, 0)
@@ -129,6 +181,16 @@ describe("CLI argument handling", () => {
 
   it("prints data on success, the token alone for tokens, and the envelope's message on failure", () => {
     const hub = "https://hub.test"
+    assert.deepStrictEqual(
+      outcomeOf(
+        hub,
+        { _tag: "Answered", status: 200, body: { data: { org: {}, members: [{ a: 1 }] } } },
+        {
+          field: "members"
+        }
+      ),
+      { stdout: `${JSON.stringify([{ a: 1 }], null, 2)}\n`, exitCode: 0 }
+    )
     assert.deepStrictEqual(
       outcomeOf(hub, { _tag: "Answered", status: 201, body: { data: { org: { id: "o1" } } } }, "data"),
       {
@@ -194,5 +256,31 @@ describe("CLI argument handling", () => {
       stderr: "Could not reach the hub at https://hub.test.\n",
       exitCode: 1
     })
+  })
+})
+
+describe("secrets generate", () => {
+  it("makes every secret setting, fresh each time, as one line each of an environment file", () => {
+    const parse = (text: string) =>
+      new Map(
+        text
+          .split("\n")
+          .filter((line) => line !== "" && !line.startsWith("#"))
+          .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)] as const)
+      )
+    const first = parse(productionSecretsFile())
+    const second = parse(productionSecretsFile())
+    assert.deepStrictEqual([...first.keys()], [...SecretNames, "HUB_OIDC_SIGNING_KEY"])
+    for (const [name, value] of first) {
+      assert.notStrictEqual(value, second.get(name), name)
+      assert.notMatch(value, /[\r\n]/, name)
+      if (name !== "HUB_OIDC_SIGNING_KEY") {
+        assert.notMatch(value, /\s/, name)
+        assert.isAtLeast(value.length, secretMinLength, name)
+      }
+    }
+    // The PEM key on one line: its line breaks written \n, read back by the server as a usable key.
+    const pem = first.get("HUB_OIDC_SIGNING_KEY")!.replace(/\\n/g, "\n")
+    assert.strictEqual(createPrivateKey(pem).asymmetricKeyType, "ec")
   })
 })

@@ -88,6 +88,17 @@ describe("the OpenAPI documents", () => {
       }
     })
 
+    it(`${service}: says each tag's description once, and gives no integer the safe-integer bounds`, () => {
+      for (const tag of spec.tags ?? []) {
+        const description = tag.description ?? ""
+        const half = description.slice(0, Math.floor(description.length / 2)).trim()
+        assert.isFalse(half.length > 0 && description.indexOf(half, half.length) !== -1, `${tag.name}: ${description}`)
+      }
+      const text = JSON.stringify(spec)
+      assert.notInclude(text, String(Number.MIN_SAFE_INTEGER))
+      assert.notInclude(text, String(Number.MAX_SAFE_INTEGER))
+    })
+
     it(`${service}: documents the uniform group`, () => {
       for (const path of ["/api/v1/health", "/api/v1/ready", "/api/v1/version", "/api/v1/manifest"]) {
         assert.isDefined(spec.paths[path]?.get, path)

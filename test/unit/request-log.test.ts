@@ -12,7 +12,8 @@ interface Line {
 /** Runs `app` as one request through the request log of "decisions", capturing every log line. */
 const run = (
   headers: Record<string, string>,
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.succeed(HttpServerResponse.text("ok"))
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.succeed(HttpServerResponse.text("ok")),
+  answerLevel?: "Info" | "Debug"
 ) =>
   Effect.gen(function* () {
     const lines: Array<Line> = []
@@ -26,7 +27,10 @@ const run = (
       })
     ])
     const request = HttpServerRequest.fromWeb(new Request("http://local/api/v1/decisions?email=a@b.co", { headers }))
-    const exit = yield* requestLog("decisions")(app).pipe(
+    const exit = yield* requestLog(
+      "decisions",
+      answerLevel
+    )(app).pipe(
       Effect.provideService(HttpServerRequest.HttpServerRequest, request),
       Effect.provide(capture),
       Effect.exit
@@ -55,6 +59,23 @@ describe("the request log", () => {
       assert.deepInclude(sent.annotations, { "http.status": 201, "http.url": "/api/v1/decisions" })
       assert.notInclude(JSON.stringify(lines), "a@b.co")
     })
+  )
+
+  it.effect(
+    "writes the line of each answer at info level, or at the level the server asks (debug in development)",
+    () =>
+      Effect.gen(function* () {
+        const info = yield* run({ "x-request-id": "r-info" })
+        assert.deepStrictEqual(
+          info.lines.map((line) => line.level),
+          ["Info"]
+        )
+        const debug = yield* run({ "x-request-id": "r-debug" }, undefined, "Debug")
+        assert.deepStrictEqual(
+          debug.lines.map((line) => [line.message, line.level]),
+          [[["Sent HTTP response"], "Debug"]]
+        )
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "All"))
   )
 
   it.effect("takes the trace id of a traceparent, else makes one; refuses odd caller ids", () =>

@@ -27,6 +27,17 @@ describe("ServerConfig", () => {
     }
   })
 
+  it("reads HUB_OIDC_SIGNING_KEY written on one line, its line breaks as \\n (an environment file)", async () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEA\n-----END PRIVATE KEY-----\n"
+    for (const written of [pem, pem.replace(/\n/g, "\\n")]) {
+      const loaded = await load({ HUB_OIDC_SIGNING_KEY: written })
+      assert.strictEqual(loaded._tag, "Success")
+      if (loaded._tag === "Success") {
+        assert.strictEqual(Redacted.value(Option.getOrThrow(loaded.success.hubOidcSigningKey)), pem)
+      }
+    }
+  })
+
   it("parses HUB_CONTEXT_KEYS, and refuses a bad entry by its position without the key", async () => {
     const good = await load({ HUB_CONTEXT_KEYS: "tasks:0123456789abcdef0123" })
     assert.strictEqual(good._tag, "Success")

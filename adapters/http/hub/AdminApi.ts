@@ -198,6 +198,13 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       success: created(OrgView),
       error: writeErrors
     }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.get("listOrgs", "/api/v1/admin/orgs", {
+      success: envelope("OrgListEnvelope", Schema.Struct({ orgs: Schema.Array(Organization) })),
+      error: readErrors
+    }).annotate(
+      OpenApi.Description,
+      "Every organization, by id, whatever its status (active, archived, merged, deleted)."
+    ),
     HttpApiEndpoint.get("getOrg", "/api/v1/admin/orgs/:orgId", {
       params: orgParam,
       success: OrgView,
@@ -221,6 +228,10 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       success: created(envelope("UserEnvelope", Schema.Struct({ user: User }))),
       error: writeErrors
     }).middleware(IdempotencyOptional),
+    HttpApiEndpoint.get("listUsers", "/api/v1/admin/users", {
+      success: envelope("UserListEnvelope", Schema.Struct({ users: Schema.Array(User) })),
+      error: readErrors
+    }).annotate(OpenApi.Description, "Every user of the hub's directory, by email."),
     HttpApiEndpoint.post("addMember", "/api/v1/admin/orgs/:orgId/members", {
       params: orgParam,
       headers: IdempotencyKeyOptional,

@@ -61,6 +61,8 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
               Effect.map((view) => orgViewOut(view))
             )
           ),
+        listOrgs: () => Effect.map(identity.listOrgs(), (orgs) => ({ data: { orgs: orgs.map(orgOut) } })),
+        listUsers: () => Effect.map(identity.listUsers(), (users) => ({ data: { users } })),
         getOrg: ({ params }) => answer(Effect.map(identity.getOrg(params.orgId), orgViewOut)),
         updateOrg: ({ params, payload }) =>
           answer(

@@ -28,6 +28,25 @@ export const pendingSignInCookie = "tasks_sign_in"
 
 const notConfigured = () => tasksError(501, "Web sign-in is not configured on this server")
 
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+/**
+ * What a browser sent back to `/auth/callback` meets when the sign-in cannot finish: a plain page (no script,
+ * the text escaped) with the way to start again, never a bare JSON error. A client that does not ask for HTML
+ * gets the task inbox's error shape (`{"error": ...}`) with the same status.
+ */
+const signInFailure =
+  (request: HttpServerRequest.HttpServerRequest) => (status: number, title: string, text: string, error: string) =>
+    (request.headers["accept"] ?? "").includes("text/html")
+      ? HttpServerResponse.text(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+            `<title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` +
+            `<p><a href="/auth/login">Sign in again</a></p></main></body></html>`,
+          { status, contentType: "text/html; charset=utf-8" }
+        )
+      : tasksError(status, error)
+
 export const TasksSignInHandlers = (options: TasksWebSignIn) =>
   HttpApiBuilder.group(TasksApi, "signIn", (handlers) =>
     Effect.gen(function* () {
@@ -56,20 +75,45 @@ export const TasksSignInHandlers = (options: TasksWebSignIn) =>
 
         callback: () =>
           Effect.gen(function* () {
-            if (party === undefined) return notConfigured()
             const request = yield* HttpServerRequest.HttpServerRequest
+            const failure = signInFailure(request)
+            if (party === undefined) {
+              return failure(
+                501,
+                "Not set up",
+                "Signing in to the task inbox is not set up on this server.",
+                "Web sign-in is not configured on this server"
+              )
+            }
             const search = new URL(request.url, "http://callback").search
             const signedIn = yield* Effect.result(party.finish(search, request.cookies[pendingSignInCookie]))
             if (signedIn._tag === "Failure") {
               return party.clearPending(
                 signedIn.failure._tag === "SignInUnavailable"
-                  ? unavailable()
-                  : tasksError(401, "Sign-in failed: start again from the sign-in page")
+                  ? failure(
+                      502,
+                      "Sign-in unavailable",
+                      "The hub's sign-in is not responding. Try again in a moment.",
+                      "The hub's sign-in is not responding. Retry later."
+                    )
+                  : failure(
+                      401,
+                      "Sign-in failed",
+                      "This sign-in could not be completed (it may have expired, or been started in another tab or at another address). Start again.",
+                      "Sign-in failed: start again from the sign-in page"
+                    )
               )
             }
             const { claims, next } = signedIn.success
             if (claims.email === undefined || !claims.emailVerified) {
-              return party.clearPending(tasksError(401, "Sign-in failed: the hub did not vouch for an email"))
+              return party.clearPending(
+                failure(
+                  401,
+                  "Sign-in failed",
+                  "The hub did not confirm an email address for this account.",
+                  "Sign-in failed: the hub did not vouch for an email"
+                )
+              )
             }
             const session = yield* access.startSession(claims.email, claims.name ?? claims.email)
             return party.clearPending(

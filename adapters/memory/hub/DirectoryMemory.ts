@@ -52,6 +52,8 @@ export const DirectoryMemory = Layer.sync(Directory, () => {
         return id === undefined ? undefined : users.get(id)
       }),
     findUserById: (userId) => Effect.sync(() => users.get(userId)),
+    listUsers: () =>
+      Effect.sync(() => [...users.values()].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))),
 
     addMember: (membership) =>
       Effect.sync(() => {

@@ -171,6 +171,12 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
       Result: UserRow,
       execute: (id) => sql`SELECT ${userColumns} FROM hub.users WHERE id = ${id}`
     })
+    // COLLATE "C": by the email's bytes, as the memory adapter sorts, whatever the database's collation.
+    const listUsers = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: UserRow,
+      execute: () => sql`SELECT ${userColumns} FROM hub.users ORDER BY email COLLATE "C"`
+    })
     const membershipsOf = SqlSchema.findAll({
       Request: Schema.String,
       Result: MemberOfOrgRow,
@@ -261,6 +267,11 @@ export const DirectorySql: Layer.Layer<Directory, never, SqlClient.SqlClient> = 
       findUserById: (userId) =>
         findUserById(userId).pipe(
           Effect.map((row) => orUndefined(row, toUser)),
+          Effect.orDie
+        ),
+      listUsers: () =>
+        listUsers(undefined).pipe(
+          Effect.map((rows) => rows.map(toUser)),
           Effect.orDie
         ),
 
