@@ -42,7 +42,7 @@ describe("ServerConfig", () => {
     const good = await load({ HUB_CONTEXT_KEYS: "tasks:0123456789abcdef0123" })
     assert.strictEqual(good._tag, "Success")
     if (good._tag === "Success") assert.isTrue(good.success.hubContextKeys.configured)
-    const refused = await load({ HUB_CONTEXT_KEYS: "crm:0123456789abcdef0123" })
+    const refused = await load({ HUB_CONTEXT_KEYS: "invoices:0123456789abcdef0123" })
     assert.strictEqual(refused._tag, "Failure")
     const text = String(refused._tag === "Failure" ? refused.failure : "")
     assert.include(text, "entry 1")
