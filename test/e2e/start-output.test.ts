@@ -63,7 +63,10 @@ describe("what the console shows a person starting the server (a real process)",
     assert.strictEqual(asked.status, 202)
     const link = await outputMatching(server, /^.*\/auth\/email\/callback\?token=.*$/m)
     assert.match(link[0], /^\s*http:\/\/127\.0\.0\.1:\d+\/auth\/email\/callback\?token=[A-Za-z0-9_%-]+\s*$/)
-    const landed = await fetch(link[0].trim(), { redirect: "manual" })
+    // The link is bound to the browser that asked (its sign-in cookie): opened with it, it signs in at once.
+    const nonce = (asked.headers.get("set-cookie") ?? "").split(";")[0]!
+    assert.include(nonce, "hub_sign_in=")
+    const landed = await fetch(link[0].trim(), { redirect: "manual", headers: { cookie: nonce } })
     assert.strictEqual(landed.status, 303)
     assert.include(landed.headers.get("set-cookie") ?? "", "hub_session=")
     // Requests are logged at debug level in development: none of the answers above wrote a line.
