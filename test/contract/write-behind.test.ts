@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { TransactionsSql, writeBehind } from "../../adapters/sql/TransactionsSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { writeBehind } from "../../adapters/sql/units/HeldWrites.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { freshTable } from "../support/HeldTable.ts"
