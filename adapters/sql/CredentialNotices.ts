@@ -2,7 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Queue, Schedule, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { Database } from "./Database.ts"
-import { afterUnitCommit } from "./TransactionsSql.ts"
+import { afterUnitCommit } from "./units/OneStatement.ts"
 
 /** The one channel every instance listens on for credential changes. */
 export const credentialsChannel = "credentials_changed"

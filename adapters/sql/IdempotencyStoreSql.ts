@@ -1,7 +1,9 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { IdempotencyStore, type Claim } from "../../core/idempotency/IdempotencyStore.ts"
-import { gatheredInShared, oneStatementGuards, writeBehind } from "./TransactionsSql.ts"
+import { gatheredInShared } from "./units/GatheredReads.ts"
+import { writeBehind } from "./units/HeldWrites.ts"
+import { oneStatementGuards } from "./units/OneStatement.ts"
 
 const Existing = Schema.Struct({
   fingerprint: Schema.String,

@@ -13,7 +13,8 @@ import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
 import { wakeOnNotify } from "./NotifyWakeups.ts"
-import { TransactionsSql, writeBehind } from "./TransactionsSql.ts"
+import { TransactionsSql } from "./TransactionsSql.ts"
+import { writeBehind } from "./units/HeldWrites.ts"
 
 const EventRow = Schema.Struct({ event: Schema.Record(Schema.String, Schema.Unknown) })
 

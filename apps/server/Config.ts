@@ -95,6 +95,8 @@ export const ServerConfig = Config.all({
    * migrated (adapters/sql/EmbeddedImage.ts); `npm start` sets it. Used only when made for these migrations.
    */
   embeddedImage: Config.option(Config.String("EMBEDDED_IMAGE")),
+  /** Group commit of shared units of work (adapters/sql/TransactionsSql.ts); off only for debugging. */
+  sqlGroupCommit: Config.Boolean("SQL_GROUP_COMMIT").pipe(Config.withDefault(true)),
   /**
    * Where every instance keeps the rate-limit budgets (`redis://` or `rediss://`); unset, they are kept in
    * DATABASE_URL's Postgres, or in memory on the embedded database (apps/server/RateLimitsRuntime.ts).

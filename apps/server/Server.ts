@@ -12,7 +12,7 @@ import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { Database } from "../../adapters/sql/Database.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
-import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { SqlGroupCommit, TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
@@ -407,7 +407,8 @@ export const makeServer = (options: ServerOptions) => {
       )
     ),
     Layer.provide(migrations),
-    Layer.provideMerge(database),
+    // Beside the database, so that every TransactionsSql built over it groups shared units as configured.
+    Layer.provideMerge(Layer.merge(database, Layer.succeed(SqlGroupCommit, config.sqlGroupCommit))),
     Layer.provide(telemetry(config))
   )
 }

@@ -13,7 +13,7 @@ import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
 import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { CallerKeyStore, type StoredCallerKey } from "../../core/decisions/CallerKeyStore.ts"
 import { TaskApiKeyStore, type StoredTaskApiKey } from "../../core/tasks/ApiKeyStore.ts"
-import { sqlBackends, type SqlBackend } from "../support/Databases.ts"
+import { sqlBackendsBothWays, type SqlBackend } from "../support/Databases.ts"
 import { acknowledgement as acknowledged, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
 
 /**
@@ -106,7 +106,7 @@ const rowVersion = (sql: SqlClient.SqlClient, table: "decisions.caller_keys" | "
 
 const scoped = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.scoped(effect)
 
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   describe(`credential caches across two instances (${backend.name})`, () => {
     it.live("a caller key revoked on one instance is refused by the other at its next request", () =>
       scoped(
@@ -239,7 +239,7 @@ describe("CredentialCache", () => {
   it.live("keeps at most its capacity, least recently used out first, and never keeps a miss", () =>
     scoped(
       Effect.gen(function* () {
-        const { first } = yield* twoWaysIn(sqlBackends[0]!, migrations)
+        const { first } = yield* twoWaysIn(sqlBackendsBothWays[0]!, migrations)
         const notices = yield* Layer.build(CredentialNoticesSql).pipe(Effect.provideContext(first))
         const loads: Array<string> = []
         const load = (key: string, found: boolean) =>

@@ -5,7 +5,7 @@ import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
 import { DecisionsOutboxSql } from "../../apps/server/DecisionsData.ts"
 import { TasksOutboxSql } from "../../apps/server/TasksRuntime.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { sqlBackendsBothWays } from "../support/Databases.ts"
 import { decisionsSqlOn } from "./decisions-sql-layers.ts"
 import { ProducerOutboxContract } from "./ProducerOutbox.contract.ts"
 import { tasksSqlOn } from "./tasks-sql-layers.ts"
@@ -13,7 +13,7 @@ import { tasksSqlOn } from "./tasks-sql-layers.ts"
 // One outbox port for every producer: in memory, and over each service's own table on both databases; the
 // hub's outbox of facts for services is one too.
 ProducerOutboxContract("memory", ProducerOutboxMemory)
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   ProducerOutboxContract(`tasks, ${backend.name}`, tasksSqlOn(TasksOutboxSql, backend))
   ProducerOutboxContract(`decisions, ${backend.name}`, decisionsSqlOn(DecisionsOutboxSql, backend))
   ProducerOutboxContract(

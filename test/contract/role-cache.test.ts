@@ -7,7 +7,7 @@ import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { RoleStoreWithCacheSql } from "../../adapters/sql/decisions/RoleStoreWithCacheSql.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { RoleStore } from "../../core/decisions/RoleStore.ts"
-import { type SqlBackend, sqlBackends } from "../support/Databases.ts"
+import { type SqlBackend, sqlBackendsBothWays } from "../support/Databases.ts"
 import { acknowledgement, instanceOn, statementsOf, twoWaysIn } from "../support/TwoInstances.ts"
 import { decisionsSqlOn } from "./decisions-sql-layers.ts"
 import { RoleStoreContract } from "./RoleStore.contract.ts"
@@ -53,7 +53,7 @@ const holder = (memberEmail: string) => ({
   addedAt: "2030-01-01T10:00:00.000Z"
 })
 
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   RoleStoreContract(`${backend.name}, kept`, decisionsSqlOn(RoleStoreWithCacheSql, backend))
 
   describe(`decision roles kept across two instances (${backend.name})`, () => {

@@ -1,8 +1,8 @@
 import { RoleStoreMemory } from "../../adapters/memory/decisions/RoleStoreMemory.ts"
 import { RoleStoreSql } from "../../adapters/sql/decisions/RoleStoreSql.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { sqlBackendsBothWays } from "../support/Databases.ts"
 import { decisionsSqlOn } from "./decisions-sql-layers.ts"
 import { RoleStoreContract } from "./RoleStore.contract.ts"
 
 RoleStoreContract("memory", RoleStoreMemory)
-for (const backend of sqlBackends) RoleStoreContract(backend.name, decisionsSqlOn(RoleStoreSql, backend))
+for (const backend of sqlBackendsBothWays) RoleStoreContract(backend.name, decisionsSqlOn(RoleStoreSql, backend))

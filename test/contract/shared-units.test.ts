@@ -5,13 +5,10 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { CredentialNotices, CredentialNoticesSql } from "../../adapters/sql/CredentialNotices.ts"
 import { Database } from "../../adapters/sql/Database.ts"
-import {
-  gatheredInShared,
-  onceInShared,
-  oneStatementGuards,
-  TransactionsSql,
-  writeBehind
-} from "../../adapters/sql/TransactionsSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { gatheredInShared, onceInShared } from "../../adapters/sql/units/GatheredReads.ts"
+import { writeBehind } from "../../adapters/sql/units/HeldWrites.ts"
+import { oneStatementGuards } from "../../adapters/sql/units/OneStatement.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { freshTable } from "../support/HeldTable.ts"

@@ -6,14 +6,14 @@ import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore, type GuardedUpdate } from "../../core/tasks/RecordStore.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { sqlBackendsBothWays } from "../support/Databases.ts"
 import { contractFields, RecordStoreContract } from "./RecordStore.contract.ts"
 import { tasksSqlOn } from "./tasks-sql-layers.ts"
 import { airtableOnStandIn, withFields } from "../support/AirtableStore.ts"
 import type { AirtableField } from "../../adapters/airtable/AirtableFields.ts"
 
 RecordStoreContract("memory", RecordStoreMemory)
-for (const backend of sqlBackends) RecordStoreContract(backend.name, tasksSqlOn(RecordStoreSql, backend))
+for (const backend of sqlBackendsBothWays) RecordStoreContract(backend.name, tasksSqlOn(RecordStoreSql, backend))
 
 /** The suite's own fields, in the base beside the task inbox's. */
 const contractBase = withFields(
@@ -33,7 +33,7 @@ const contractBase = withFields(
   )
 )
 // Over the stand-in without its rate limit (the limiter has tests of its own; the e2e tests keep the real one).
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   RecordStoreContract(
     `airtable stand-in, guards on ${backend.name}`,
     airtableOnStandIn({ tables: contractBase, backend }),
@@ -57,7 +57,7 @@ class Undone {
 }
 
 // A guarded write joins the unit of work it runs in: its own transaction becomes a savepoint.
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   describe(`RecordStoreSql inside a unit of work (${backend.name})`, () =>
     layer(tasksSqlOn(Layer.merge(RecordStoreSql, TransactionsSql), backend), { excludeTestServices: true })((it) => {
       it.effect("a conflict undoes only the guarded write's own part; the unit goes on and commits", () =>

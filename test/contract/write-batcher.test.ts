@@ -5,7 +5,7 @@ import { monotonicFactory } from "ulid"
 import { EventStoreSql } from "../../adapters/sql/hub/EventStoreSql.ts"
 import { makeWriteBatcher } from "../../adapters/sql/WriteBatcher.ts"
 import { EventStore, type NewEvent } from "../../core/hub/EventStore.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { sqlBackendsBothWays } from "../support/Databases.ts"
 import { hubEventsSqlOn } from "../support/HubEvents.ts"
 
 const ulid = monotonicFactory()
@@ -60,7 +60,7 @@ const storedIds = (table: string) =>
 /** Lets forked fibers run until they wait on something. */
 const settle = Effect.yieldNow.pipe(Effect.repeat({ times: 20 }))
 
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   layer(Layer.merge(backend.layer, hubEventsSqlOn(EventStoreSql, backend)), { timeout: "60 seconds" })(
     `write batcher (${backend.name})`,
     (it) => {

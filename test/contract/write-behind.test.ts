@@ -1,8 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { TransactionsSql, writeBehind } from "../../adapters/sql/TransactionsSql.ts"
+import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
+import { writeBehind } from "../../adapters/sql/units/HeldWrites.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
-import { sqlBackends } from "../support/Databases.ts"
+import { sqlBackendsBothWays } from "../support/Databases.ts"
 import { freshTable } from "../support/HeldTable.ts"
 
 class Undo {
@@ -13,7 +14,7 @@ class Undo {
  * Writes held until the end of their unit (adapters/sql/TransactionsSql.ts `writeBehind`): they commit with
  * the unit, go with the nested unit they were made in when it fails, and fail the whole unit when they fail.
  */
-for (const backend of sqlBackends) {
+for (const backend of sqlBackendsBothWays) {
   describe(`writes held until the end of the unit (${backend.name})`, () =>
     layer(Layer.provideMerge(TransactionsSql, backend.layer), { excludeTestServices: true })((it) => {
       it.effect("are sent at the unit's end and commit with it; outside a unit they are written at once", () =>

@@ -4,16 +4,26 @@ import { Reactivity } from "effect/reactivity"
 import type { SqlError } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { Database, type DatabaseServices } from "../../adapters/sql/Database.ts"
+import { SqlGroupCommit } from "../../adapters/sql/TransactionsSql.ts"
 
 /** A SQL backend a contract suite runs against; `name` goes into test titles. */
 export interface SqlBackend {
-  readonly name: "pglite" | "postgres"
+  readonly name: "pglite" | "postgres" | "pglite, grouping off"
   /** A fresh, empty database each time the layer is built; gone when it is released. */
   readonly layer: Layer.Layer<DatabaseServices, SqlError.SqlError>
 }
 
 /** Embedded PGlite in memory: always available. */
 export const pglite: SqlBackend = { name: "pglite", layer: Database.layerMemory() }
+
+/**
+ * Embedded PGlite with group commit turned off (as `SQL_GROUP_COMMIT=false` does): every `TransactionsSql` built
+ * over it runs each shared unit as a transaction of its own.
+ */
+export const pgliteUngrouped: SqlBackend = {
+  name: "pglite, grouping off",
+  layer: Layer.merge(Database.layerMemory(), Layer.succeed(SqlGroupCommit, false))
+}
 
 /**
  * A database of its own on the `DATABASE_URL` server: created when the layer is built, dropped (`WITH (FORCE)`)
@@ -62,3 +72,10 @@ const postgres: ReadonlyArray<SqlBackend> =
 
 /** The SQL backends every SQL contract suite runs against. */
 export const sqlBackends: ReadonlyArray<SqlBackend> = [pglite, ...postgres]
+
+/**
+ * The SQL backends of the suites of units of work and of the stores that take part in them, which run both ways:
+ * every SQL backend with group commit, and PGlite again without (the other path of the same code, not another
+ * database: once is enough).
+ */
+export const sqlBackendsBothWays: ReadonlyArray<SqlBackend> = [pglite, pgliteUngrouped, ...postgres]

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { writeBehind } from "../../adapters/sql/TransactionsSql.ts"
+import { writeBehind } from "../../adapters/sql/units/HeldWrites.ts"
 
 /**
  * A table of its own per test, for the tests of units of work: `v` must not be negative, so one bad row makes its

@@ -7,7 +7,7 @@ import { idempotencyMigration } from "../../adapters/sql/platform/0001_idempoten
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import type { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import type { Transactions } from "../../core/kernel/Transactions.ts"
-import { sqlBackends, type SqlBackend } from "./Databases.ts"
+import { sqlBackendsBothWays, type SqlBackend } from "./Databases.ts"
 
 const schema = "platform"
 
@@ -24,5 +24,5 @@ export const idempotencyStores: ReadonlyArray<{
   readonly layer: Layer.Layer<IdempotencyStore | Transactions, unknown>
 }> = [
   { name: "memory", layer: Layer.merge(IdempotencyStoreMemory, TransactionsMemory) },
-  ...sqlBackends.map((backend) => ({ name: backend.name, layer: idempotencyStoreOn(backend) }))
+  ...sqlBackendsBothWays.map((backend) => ({ name: backend.name, layer: idempotencyStoreOn(backend) }))
 ]

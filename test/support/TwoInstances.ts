@@ -13,7 +13,7 @@ export const twoWaysIn = (backend: SqlBackend, migrations: Layer.Layer<never, un
     const first = yield* Layer.build(backend.layer)
     yield* Layer.build(migrations).pipe(Effect.provideContext(first))
     const sql = Context.get(first, SqlClient.SqlClient)
-    if (backend.name === "pglite") return { first, second: first, sql }
+    if (backend.name !== "postgres") return { first, second: first, sql }
     const [row] = yield* sql<{ readonly name: string }>`SELECT current_database() AS name`
     const url = new URL(process.env["DATABASE_URL"]!)
     url.pathname = `/${row!.name}`
@@ -55,7 +55,7 @@ export const acknowledgement = (
   Effect.gen(function* () {
     const heard = yield* PubSub.subscribe(notices.heard)
     return Effect.gen(function* () {
-      if (backend.name === "pglite") return
+      if (backend.name !== "postgres") return
       while (true) {
         const notice = yield* PubSub.take(heard)
         if (notice.scope === expected.scope && notice.id === expected.id) return

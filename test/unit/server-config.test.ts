@@ -48,4 +48,12 @@ describe("ServerConfig", () => {
     assert.include(text, "entry 1")
     assert.notInclude(text, "0123456789abcdef0123")
   })
+
+  it("groups shared units of work unless SQL_GROUP_COMMIT is false", async () => {
+    const byDefault = await load({})
+    const off = await load({ SQL_GROUP_COMMIT: "false" })
+    assert.isTrue(byDefault._tag === "Success" && byDefault.success.sqlGroupCommit)
+    assert.isTrue(off._tag === "Success" && !off.success.sqlGroupCommit)
+    assert.strictEqual((await load({ SQL_GROUP_COMMIT: "sometimes" }))._tag, "Failure")
+  })
 })

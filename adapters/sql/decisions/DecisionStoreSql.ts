@@ -6,7 +6,7 @@ import { DecisionStore, type DecisionQuery } from "../../../core/decisions/Decis
 import type { WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
 import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { epochMs, isoAt } from "../../../core/kernel/Timestamp.ts"
-import { writeBehind } from "../TransactionsSql.ts"
+import { writeBehind } from "../units/HeldWrites.ts"
 
 const Row = Schema.Struct({ doc: Decision })
 

@@ -2,7 +2,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { RoleStore, type NewRole } from "../../../core/decisions/RoleStore.ts"
-import { onceInShared } from "../TransactionsSql.ts"
+import { onceInShared } from "../units/GatheredReads.ts"
 
 const RoleRow = Schema.Struct({
   id: Schema.String,

@@ -2,7 +2,7 @@ import { Clock, Data, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { UpstreamError } from "../../../core/kernel/Errors.ts"
-import { writeBehind } from "../TransactionsSql.ts"
+import { writeBehind } from "../units/HeldWrites.ts"
 import type { Query } from "../../../core/tasks/Query.ts"
 import {
   formatRecordId,
