@@ -12,6 +12,7 @@ import {
 import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
+import { claimLeased } from "./LeaseClaims.ts"
 import { wakeOnNotify } from "./NotifyWakeups.ts"
 import { TransactionsSql, writeBehind } from "./TransactionsSql.ts"
 
@@ -115,16 +116,16 @@ export const ProducerOutboxSql = (
       const claimRows = SqlSchema.findAll({
         Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
         Result: EntryRow,
-        execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE ${outbox} SET next_attempt_at = ${leaseUntilIso}::timestamptz
-        WHERE id IN (
-          SELECT id FROM ${outbox}
-          WHERE delivered_at IS NULL AND failed_at IS NULL
-            AND (next_attempt_at IS NULL OR next_attempt_at <= ${nowIso}::timestamptz)
-          ORDER BY id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`
+        execute: ({ nowIso, leaseUntilIso, limit }) =>
+          claimLeased(sql, {
+            table: outbox,
+            set: sql`next_attempt_at = ${leaseUntilIso}::timestamptz`,
+            due: sql`delivered_at IS NULL AND failed_at IS NULL
+              AND (next_attempt_at IS NULL OR next_attempt_at <= ${nowIso}::timestamptz)`,
+            order: sql`id`,
+            limit,
+            returning: sql`*`
+          })
       })
       const getRow = SqlSchema.findOneOption({
         Request: Schema.String,

@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { WebhookOutbox, type DeliveryResult, type WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
+import { claimLeased } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -47,15 +48,15 @@ export const WebhookOutboxSql: Layer.Layer<WebhookOutbox, never, SqlClient.SqlCl
     const claimRows = SqlSchema.findAll({
       Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
       Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE decisions.webhook_deliveries SET next_attempt_at = ${leaseUntilIso}::timestamptz
-        WHERE id IN (
-          SELECT id FROM decisions.webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
-          ORDER BY next_attempt_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`
+      execute: ({ nowIso, leaseUntilIso, limit }) =>
+        claimLeased(sql, {
+          table: sql`decisions.webhook_deliveries`,
+          set: sql`next_attempt_at = ${leaseUntilIso}::timestamptz`,
+          due: sql`status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz`,
+          order: sql`next_attempt_at, id`,
+          limit,
+          returning: sql`*`
+        })
     })
 
     const listRows = SqlSchema.findAll({

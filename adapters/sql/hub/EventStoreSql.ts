@@ -2,6 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { EventStatuses, EventStore, type NewEvent, type StoredEvent } from "../../../core/hub/EventStore.ts"
 import { makeWriteBatcher } from "../WriteBatcher.ts"
+import { claimLeased } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   service: Schema.String,
@@ -84,15 +85,16 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
     const claimRows = SqlSchema.findAll({
       Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
       Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE hub.events SET lease_until = ${leaseUntilIso}::timestamptz, attempts = attempts + 1
-        WHERE (service, id) IN (
-          SELECT service, id FROM hub.events
-          WHERE status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)
-          ORDER BY received_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING ${raw}`
+      execute: ({ nowIso, leaseUntilIso, limit }) =>
+        claimLeased(sql, {
+          table: sql`hub.events`,
+          key: sql`service, id`,
+          set: sql`lease_until = ${leaseUntilIso}::timestamptz, attempts = attempts + 1`,
+          due: sql`status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)`,
+          order: sql`received_at, id`,
+          limit,
+          returning: raw
+        })
     })
     const findRow = SqlSchema.findAll({
       Request: Schema.Struct({ service: Schema.String, id: Schema.String }),

@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { MailOutbox } from "../../../core/hub/MailOutbox.ts"
+import { claimLeased } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({ id: Schema.String, sealed: Schema.String, attempts: Schema.Number })
 
@@ -15,15 +16,16 @@ export const MailOutboxSql: Layer.Layer<MailOutbox, never, SqlClient.SqlClient> 
     const claimRows = SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.String, leaseUntil: Schema.String, max: Schema.Int }),
       Result: Row,
-      execute: ({ now, leaseUntil, max }) => sql`
-        UPDATE hub.mail_outbox SET lease_until = ${leaseUntil}::timestamptz
-        WHERE id IN (
-          SELECT id FROM hub.mail_outbox
-          WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${now}::timestamptz
-            AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)
-          ORDER BY next_attempt_at, id LIMIT ${max}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, sealed, attempts`
+      execute: ({ now, leaseUntil, max }) =>
+        claimLeased(sql, {
+          table: sql`hub.mail_outbox`,
+          set: sql`lease_until = ${leaseUntil}::timestamptz`,
+          due: sql`sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${now}::timestamptz
+            AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)`,
+          order: sql`next_attempt_at, id`,
+          limit: max,
+          returning: sql`id, sealed, attempts`
+        })
     })
     return MailOutbox.of({
       enqueue: (mail) =>
