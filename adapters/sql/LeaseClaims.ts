@@ -1,4 +1,5 @@
-import type { SqlClient, Statement } from "effect/sql"
+import { Schema } from "effect"
+import { type SqlClient, SqlSchema, type Statement } from "effect/sql"
 
 /** What one table's claim leases, in that table's own columns. */
 export interface LeaseClaim {
@@ -34,3 +35,19 @@ export const claimLeased = (sql: SqlClient.SqlClient, claim: LeaseClaim) => {
       FOR UPDATE SKIP LOCKED)
     RETURNING ${claim.returning}`
 }
+
+/** When a claim happens, until when its lease holds, and how many rows it takes at most (ISO times). */
+const LeaseRequest = Schema.Struct({ now: Schema.String, leaseUntil: Schema.String, limit: Schema.Int })
+export type LeaseRequest = typeof LeaseRequest.Type
+
+/** A table's claim as a query whose rows `Row` decodes: `claim` says, for a request, what to lease. */
+export const leaseClaims = <Row extends Schema.Constraint>(
+  sql: SqlClient.SqlClient,
+  Row: Row,
+  claim: (request: LeaseRequest) => Omit<LeaseClaim, "limit">
+) =>
+  SqlSchema.findAll({
+    Request: LeaseRequest,
+    Result: Row,
+    execute: (request) => claimLeased(sql, { ...claim(request), limit: request.limit })
+  })

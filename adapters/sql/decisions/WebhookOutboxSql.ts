@@ -1,7 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { WebhookOutbox, type DeliveryResult, type WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
-import { claimLeased } from "../LeaseClaims.ts"
+import { leaseClaims } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -45,19 +45,13 @@ export const WebhookOutboxSql: Layer.Layer<WebhookOutbox, never, SqlClient.SqlCl
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const claimRows = SqlSchema.findAll({
-      Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
-      Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) =>
-        claimLeased(sql, {
-          table: sql`decisions.webhook_deliveries`,
-          set: sql`next_attempt_at = ${leaseUntilIso}::timestamptz`,
-          due: sql`status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz`,
-          order: sql`next_attempt_at, id`,
-          limit,
-          returning: sql`*`
-        })
-    })
+    const claimRows = leaseClaims(sql, Row, ({ now, leaseUntil }) => ({
+      table: sql`decisions.webhook_deliveries`,
+      set: sql`next_attempt_at = ${leaseUntil}::timestamptz`,
+      due: sql`status = 'pending' AND next_attempt_at <= ${now}::timestamptz`,
+      order: sql`next_attempt_at, id`,
+      returning: sql`*`
+    }))
 
     const listRows = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -93,7 +87,7 @@ export const WebhookOutboxSql: Layer.Layer<WebhookOutbox, never, SqlClient.SqlCl
 
     return WebhookOutbox.of({
       claimDue: (nowIso, leaseUntilIso, limit) =>
-        claimRows({ nowIso, leaseUntilIso, limit }).pipe(
+        claimRows({ now: nowIso, leaseUntil: leaseUntilIso, limit }).pipe(
           Effect.map((rows) => rows.map(toDelivery).sort((a, b) => (a.id < b.id ? -1 : 1))),
           Effect.orDie
         ),

@@ -2,7 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { EventStatuses, EventStore, type NewEvent, type StoredEvent } from "../../../core/hub/EventStore.ts"
 import { makeWriteBatcher } from "../WriteBatcher.ts"
-import { claimLeased } from "../LeaseClaims.ts"
+import { leaseClaims } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   service: Schema.String,
@@ -82,20 +82,14 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
     const sql = yield* SqlClient.SqlClient
     const raw = sql.unsafe(columns)
 
-    const claimRows = SqlSchema.findAll({
-      Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
-      Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) =>
-        claimLeased(sql, {
-          table: sql`hub.events`,
-          key: sql`service, id`,
-          set: sql`lease_until = ${leaseUntilIso}::timestamptz, attempts = attempts + 1`,
-          due: sql`status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)`,
-          order: sql`received_at, id`,
-          limit,
-          returning: raw
-        })
-    })
+    const claimRows = leaseClaims(sql, Row, ({ now, leaseUntil }) => ({
+      table: sql`hub.events`,
+      key: sql`service, id`,
+      set: sql`lease_until = ${leaseUntil}::timestamptz, attempts = attempts + 1`,
+      due: sql`status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)`,
+      order: sql`received_at, id`,
+      returning: raw
+    }))
     const findRow = SqlSchema.findAll({
       Request: Schema.Struct({ service: Schema.String, id: Schema.String }),
       Result: Row,
@@ -156,7 +150,7 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
     return EventStore.of({
       insert,
       claim: (nowIso, leaseUntilIso, limit) =>
-        claimRows({ nowIso, leaseUntilIso, limit }).pipe(
+        claimRows({ now: nowIso, leaseUntil: leaseUntilIso, limit }).pipe(
           Effect.map((rows) =>
             rows
               .map(toEvent)
