@@ -227,6 +227,14 @@ export const hubErrorResponse = (error: HubDomainError) => answerWith(envelopeAn
 /** A decisions use case's failure as the decisions envelope (`validation_error`, `invalid_transition`, ...). */
 export const decisionsErrorResponse = (error: DecisionsDomainError) => answerWith(envelopeAnswers, error, "decisions")
 
+/** A hub handler's work with its domain failures answered in the hub's envelope. */
+export const answerHub = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, hubErrorResponse)
+
+/** A decisions handler's work with its domain failures answered in the decisions envelope. */
+export const answerDecisions = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catch(effect, decisionsErrorResponse)
+
 const isEnvelopeError = (error: unknown): error is EnvelopeError =>
   Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" && Object.hasOwn(envelopeAnswers, error._tag)
 

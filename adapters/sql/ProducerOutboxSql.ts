@@ -12,6 +12,7 @@ import {
 import { makeHandOver } from "../../core/kernel/HandOver.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { Database } from "./Database.ts"
+import { leaseClaims } from "./LeaseClaims.ts"
 import { wakeOnNotify } from "./NotifyWakeups.ts"
 import { TransactionsSql } from "./TransactionsSql.ts"
 import { writeBehind } from "./units/HeldWrites.ts"
@@ -113,20 +114,14 @@ export const ProducerOutboxSql = (
         execute: (limit) => sql`
         SELECT event FROM ${outbox} WHERE delivered_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT ${limit}`
       })
-      const claimRows = SqlSchema.findAll({
-        Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
-        Result: EntryRow,
-        execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE ${outbox} SET next_attempt_at = ${leaseUntilIso}::timestamptz
-        WHERE id IN (
-          SELECT id FROM ${outbox}
-          WHERE delivered_at IS NULL AND failed_at IS NULL
-            AND (next_attempt_at IS NULL OR next_attempt_at <= ${nowIso}::timestamptz)
-          ORDER BY id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`
-      })
+      const claimRows = leaseClaims(sql, EntryRow, ({ now, leaseUntil }) => ({
+        table: outbox,
+        set: sql`next_attempt_at = ${leaseUntil}::timestamptz`,
+        due: sql`delivered_at IS NULL AND failed_at IS NULL
+          AND (next_attempt_at IS NULL OR next_attempt_at <= ${now}::timestamptz)`,
+        order: sql`id`,
+        returning: sql`*`
+      }))
       const getRow = SqlSchema.findOneOption({
         Request: Schema.String,
         Result: EntryRow,
@@ -196,7 +191,7 @@ export const ProducerOutboxSql = (
           leaseUntilIso: string,
           limit: number
         ) {
-          const rows = yield* claimRows({ nowIso, leaseUntilIso, limit })
+          const rows = yield* claimRows({ now: nowIso, leaseUntil: leaseUntilIso, limit })
           return rows.map(toEntry).sort((a, b) => (a.event.id < b.event.id ? -1 : 1))
         }, Effect.orDie),
         record: Effect.fn("ProducerOutboxSql.record")(function* (id: string, outcome: RelayOutcome) {

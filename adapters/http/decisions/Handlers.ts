@@ -10,7 +10,7 @@ import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../../core/decisions/Webhooks.ts"
 import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
-import { decisionsErrorResponse, type DecisionsDomainError } from "../ErrorResponse.ts"
+import { answerDecisions, type DecisionsDomainError } from "../ErrorResponse.ts"
 import { ServerDraining } from "../ServiceHttp.ts"
 import { factsHandler, uniformHandlers, type UniformConfig } from "../uniform/UniformHandlers.ts"
 import { DecisionsApi } from "./Api.ts"
@@ -55,9 +55,9 @@ const detail = (view: DecisionView, workspace?: string) => ({
   data: { decision: toApiDecision(view.decision, view.routing, true, workspace) }
 })
 
-/** Domain failures become the envelope in the decisions dialect (`validation_error`, `invalid_transition`, ...). */
-const answer = <A, E extends DecisionsDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, decisionsErrorResponse)
+/** Work for the person of the workspace session, its domain failures answered in the decisions envelope. */
+const withUser = <A, E extends DecisionsDomainError, R>(f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>) =>
+  answerDecisions(Effect.flatMap(CurrentUser, f))
 
 export const DecisionsUniformHandlers = (config: UniformConfig) =>
   HttpApiBuilder.group(DecisionsApi, "uniform", (handlers) =>
@@ -74,14 +74,14 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
     const waitAnswer = answersPerRead(DecisionEnvelope, located)
     return handlers.handleAll({
       create: ({ payload }) =>
-        answer(
+        answerDecisions(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
             return one(yield* decisions.create(caller, payload), workspace)
           })
         ),
       get: ({ params, query }) =>
-        answer(
+        answerDecisions(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
             if (query.wait === undefined || query.wait === 0) {
@@ -95,7 +95,7 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
           })
         ),
       list: ({ query }) =>
-        answer(
+        answerDecisions(
           Effect.gen(function* () {
             const caller = yield* CurrentCaller
             const page = yield* decisions.list(
@@ -113,13 +113,15 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
           })
         ),
       infoResponse: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentCaller, (caller) => decisions.answerInfo(caller, params.id, payload)).pipe(
             Effect.map(one)
           )
         ),
       cancel: ({ params }) =>
-        answer(Effect.flatMap(CurrentCaller, (caller) => decisions.cancel(caller, params.id)).pipe(Effect.map(one)))
+        answerDecisions(
+          Effect.flatMap(CurrentCaller, (caller) => decisions.cancel(caller, params.id)).pipe(Effect.map(one))
+        )
     })
   })
 )
@@ -130,7 +132,7 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
     const workspace = yield* WorkspaceAddress
     return handlers.handleAll({
       list: ({ query }) =>
-        answer(
+        answerDecisions(
           Effect.gen(function* () {
             const user = yield* CurrentUser
             const scopeName = query.scope ?? "inbox"
@@ -156,31 +158,31 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
           })
         ),
       get: ({ params }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.get(user.organizationId, params.id)).pipe(
             Effect.map((view) => detail(view, workspace))
           )
         ),
       choose: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.choose(user, params.id, payload)).pipe(Effect.map(detail))
         ),
       decline: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.decline(user, params.id, payload)).pipe(Effect.map(detail))
         ),
       askInfo: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.askInfo(user, params.id, payload.question)).pipe(
             Effect.map(one)
           )
         ),
       route: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.route(user, params.id, payload)).pipe(Effect.map(detail))
         ),
       retryAction: ({ params }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => decisions.retryAction(user, params.id, params.actionId)).pipe(
             Effect.map(detail)
           )
@@ -192,9 +194,6 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
 export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceRoles", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
-    const withUser = <A, E extends DecisionsDomainError, R>(
-      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
-    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listRoles(user), (roles) => ({ data: { roles } }))),
       create: ({ payload }) =>
@@ -229,9 +228,6 @@ export const WorkspaceRoleHandlers = HttpApiBuilder.group(DecisionsApi, "workspa
 export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceKeys", (handlers) =>
   Effect.gen(function* () {
     const decisions = yield* Decisions
-    const withUser = <A, E extends DecisionsDomainError, R>(
-      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
-    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(decisions.listKeys(user), (keys) => ({ data: { keys } }))),
       create: ({ payload }) =>
@@ -247,9 +243,6 @@ export const WorkspaceKeyHandlers = HttpApiBuilder.group(DecisionsApi, "workspac
 export const WorkspaceTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "workspaceTemplates", (handlers) =>
   Effect.gen(function* () {
     const templates = yield* Templates
-    const withUser = <A, E extends DecisionsDomainError, R>(
-      f: (user: CurrentUser["Service"]) => Effect.Effect<A, E, R>
-    ) => answer(Effect.flatMap(CurrentUser, f))
     return handlers.handleAll({
       list: () => withUser((user) => Effect.map(templates.list(user), (all) => ({ data: { templates: all } }))),
       create: ({ payload }) =>
@@ -274,7 +267,7 @@ export const CallerTemplateHandlers = HttpApiBuilder.group(DecisionsApi, "caller
     const workspace = yield* WorkspaceAddress
     return handlers.handleAll({
       raise: ({ params, payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentCaller, (caller) => templates.raise(caller, params.slug, payload.params)).pipe(
             Effect.map((view) => one(view, workspace))
           )
@@ -288,7 +281,7 @@ export const CallerWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "callerW
     const webhooks = yield* Webhooks
     return handlers.handleAll({
       register: ({ payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentCaller, (caller) => webhooks.register(caller, payload.url)).pipe(
             Effect.map((registered) => ({ data: registered }))
           )
@@ -303,19 +296,19 @@ export const WorkspaceWebhookHandlers = HttpApiBuilder.group(DecisionsApi, "work
     const deliveries = yield* WebhookDeliveries
     return handlers.handleAll({
       list: () =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => webhooks.list(user)).pipe(
             Effect.map((all) => ({ data: { webhooks: all } }))
           )
         ),
       disable: ({ params }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => webhooks.disable(user, params.id)).pipe(
             Effect.map((webhook) => ({ data: { webhook } }))
           )
         ),
       deliveries: ({ params, query }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => deliveries.list(user, params.id, query.limit ?? defaultPageLimit)).pipe(
             Effect.map((all) => ({ data: { deliveries: all } }))
           )
@@ -329,13 +322,13 @@ export const WorkspaceIntegrationHandlers = HttpApiBuilder.group(DecisionsApi, "
     const actions = yield* RecordActions
     return handlers.handleAll({
       recordStore: () =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => actions.credentialsStatus(user)).pipe(
             Effect.map((recordStore) => ({ data: { recordStore } }))
           )
         ),
       setRecordStore: ({ payload }) =>
-        answer(
+        answerDecisions(
           Effect.flatMap(CurrentUser, (user) => actions.setCredentials(user, payload.token)).pipe(
             Effect.map((recordStore) => ({ data: { recordStore } }))
           )

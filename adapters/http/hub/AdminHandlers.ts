@@ -5,7 +5,7 @@ import { Identity, type OrgView } from "../../../core/hub/Identity.ts"
 import { IdentityTokens, type IdentityTokensConfig } from "../../../core/hub/IdentityTokens.ts"
 import { Registry } from "../../../core/hub/Registry.ts"
 import type { RegisteredService } from "../../../core/hub/ServiceStore.ts"
-import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
+import { answerHub } from "../ErrorResponse.ts"
 import type { AdminGroup } from "./AdminApi.ts"
 
 /** The organization as operators see it: its derived status beside the stored timestamps. */
@@ -37,9 +37,6 @@ const orgViewOut = (view: OrgView) => ({
   }
 })
 
-const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, hubErrorResponse)
-
 /**
  * Handlers of the operator plane for any HttpApi holding `AdminGroup` (the hub's, or a test's). Failures of
  * the use cases become the envelope in the hub's dialect; every answer carries `data`. They need Identity,
@@ -56,35 +53,36 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
       const tokens = yield* IdentityTokens
       return handlers.handleAll({
         createOrg: ({ payload }) =>
-          answer(
+          answerHub(
             Effect.flatMap(identity.createOrg(payload), (org) => identity.getOrg(org.id)).pipe(
               Effect.map((view) => orgViewOut(view))
             )
           ),
         listOrgs: () => Effect.map(identity.listOrgs(), (orgs) => ({ data: { orgs: orgs.map(orgOut) } })),
         listUsers: () => Effect.map(identity.listUsers(), (users) => ({ data: { users } })),
-        getOrg: ({ params }) => answer(Effect.map(identity.getOrg(params.orgId), orgViewOut)),
+        getOrg: ({ params }) => answerHub(Effect.map(identity.getOrg(params.orgId), orgViewOut)),
         updateOrg: ({ params, payload }) =>
-          answer(
+          answerHub(
             Effect.flatMap(identity.updateOrg(params.orgId, payload), () =>
               Effect.map(identity.getOrg(params.orgId), orgViewOut)
             )
           ),
-        createUser: ({ payload }) => answer(Effect.map(identity.createUser(payload), (user) => ({ data: { user } }))),
+        createUser: ({ payload }) =>
+          answerHub(Effect.map(identity.createUser(payload), (user) => ({ data: { user } }))),
         addMember: ({ params, payload }) =>
-          answer(
+          answerHub(
             Effect.map(identity.addMember(params.orgId, payload), (entry) => ({ data: { member: memberOut(entry) } }))
           ),
         updateMember: ({ params, payload }) =>
-          answer(
+          answerHub(
             Effect.map(identity.updateMember(params.orgId, params.email, payload), (entry) => ({
               data: { member: memberOut(entry) }
             }))
           ),
         removeMember: ({ params }) =>
-          answer(Effect.as(identity.removeMember(params.orgId, params.email), { data: { removed: true as const } })),
+          answerHub(Effect.as(identity.removeMember(params.orgId, params.email), { data: { removed: true as const } })),
         install: ({ params, payload }) =>
-          answer(
+          answerHub(
             Effect.map(
               identity.install(params.orgId, params.serviceId, {
                 consents: payload.consents,
@@ -94,34 +92,34 @@ export const AdminHandlers = <ApiId extends string, Groups extends HttpApiGroup.
             )
           ),
         uninstall: ({ params }) =>
-          answer(
+          answerHub(
             Effect.map(identity.uninstall(params.orgId, params.serviceId), (installation) => ({
               data: { installation: installationOut(installation) }
             }))
           ),
         setFlag: ({ params, payload }) =>
-          answer(Effect.map(identity.setFlag({ name: params.name, ...payload }), (flag) => ({ data: { flag } }))),
+          answerHub(Effect.map(identity.setFlag({ name: params.name, ...payload }), (flag) => ({ data: { flag } }))),
         registerService: ({ payload }) =>
-          answer(
+          answerHub(
             Effect.map(registry.register(payload), ({ service, credentials }) => ({
               data: { service: serviceOut(service), credentials }
             }))
           ),
         listServices: () =>
-          answer(Effect.map(registry.list(), (services) => ({ data: { services: services.map(serviceOut) } }))),
+          answerHub(Effect.map(registry.list(), (services) => ({ data: { services: services.map(serviceOut) } }))),
         getService: ({ params }) =>
-          answer(Effect.map(registry.find(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
+          answerHub(Effect.map(registry.find(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
         rotateCredential: ({ params }) =>
-          answer(
+          answerHub(
             Effect.map(registry.rotate(params.id, params.kind), ({ service, value }) => ({
               data: { service: serviceOut(service), kind: params.kind, value }
             }))
           ),
         promoteService: ({ params }) =>
-          answer(Effect.map(registry.promote(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
+          answerHub(Effect.map(registry.promote(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
         suspendService: ({ params }) =>
-          answer(Effect.map(registry.suspend(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
-        mintToken: ({ payload }) => answer(Effect.map(tokens.mintFor(payload), (minted) => ({ data: minted })))
+          answerHub(Effect.map(registry.suspend(params.id), (service) => ({ data: { service: serviceOut(service) } }))),
+        mintToken: ({ payload }) => answerHub(Effect.map(tokens.mintFor(payload), (minted) => ({ data: minted })))
       })
     })
   ).pipe(Layer.provide(IdentityTokens.layer(config)))

@@ -11,13 +11,9 @@ import { EventHeaderNames } from "../../../core/hub/Events.ts"
 import type { Notification } from "../../../core/hub/NotificationStore.ts"
 import { NotificationStore } from "../../../core/hub/NotificationStore.ts"
 import { NotFound } from "../../../core/kernel/Errors.ts"
-import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
+import { answerHub } from "../ErrorResponse.ts"
 import { EventsApi } from "./EventsApi.ts"
 import { isolatedHandlers } from "../ServiceHttp.ts"
-
-/** The ingest's refusals and the platform's domain errors, as the hub's envelope. */
-const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, hubErrorResponse)
 
 const publicEntry = (entry: EventCatalogEntry) => ({
   type: entry.type,
@@ -54,7 +50,7 @@ export const EventIngestHandlers = isolatedHandlers(
   Effect.map(Effect.service(EventIngest), (ingest) =>
     HttpApiBuilder.group(EventsApi, "eventIngest", (handlers) =>
       handlers.handle("deliver", ({ headers, payload }) =>
-        answer(
+        answerHub(
           Effect.map(
             ingest.ingest({
               headers: {
@@ -106,14 +102,14 @@ export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin"
 
     return handlers
       .handle("addCatalogType", ({ payload }) =>
-        answer(
+        answerHub(
           Effect.map(catalog.add(payload), (entry) =>
             HttpServerResponse.jsonUnsafe({ data: publicEntry(entry) }, { status: 201 })
           )
         )
       )
       .handle("userNotifications", ({ params, query }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const user = yield* userNamed(params.email)
             const feed = yield* notifications.feed(user.id, query.limit ?? feedLimitDefault)
@@ -129,7 +125,7 @@ export const EventsAdminHandlers = HttpApiBuilder.group(EventsApi, "eventsAdmin"
         )
       )
       .handle("userPreferences", ({ params, payload }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const user = yield* userNamed(params.email)
             const preferences = yield* person.updatePreferences(user.id, payload)

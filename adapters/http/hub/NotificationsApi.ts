@@ -6,27 +6,7 @@ import { Data } from "../../../core/kernel/index.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { HubPersonAuth } from "./PersonAuth.ts"
-
-const Timestamp = Schema.String.annotate({ format: "date-time" })
-
-export const FeedItemSchema = Schema.Struct({
-  id: Schema.String,
-  service: Schema.String,
-  type: Schema.String,
-  title: Schema.String,
-  body: Schema.NullOr(Schema.String),
-  url: Schema.NullOr(
-    Schema.String.annotate({ description: "A workspace-relative path (such as /apps/decisions/…) or an http(s) link" })
-  ),
-  createdAt: Timestamp,
-  readAt: Schema.NullOr(Timestamp)
-}).annotate({ identifier: "FeedNotification" })
-
-export const FeedPageSchema = Schema.Struct({
-  items: Schema.Array(FeedItemSchema),
-  unreadCount: Schema.Number,
-  nextCursor: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "NotificationFeed" })
+import { FeedPageSchema, Timestamp } from "./Schemas.ts"
 
 export const MyPreferencesSchema = Schema.Struct({
   channels: Schema.Array(Schema.Literals(ChannelNames)),

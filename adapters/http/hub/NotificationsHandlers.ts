@@ -4,12 +4,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { PersonNotifications } from "../../../core/hub/PersonNotifications.ts"
 import { CurrentPerson } from "../../../core/hub/Sessions.ts"
 import { NotFound } from "../../../core/kernel/Errors.ts"
-import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
+import { answerHub } from "../ErrorResponse.ts"
 import { MyNotificationsApi } from "./NotificationsApi.ts"
-
-/** The use case's refusals as the hub's envelope (400 naming the field, 404, 501). */
-const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, hubErrorResponse)
 
 /** Every route acts for the person of the session, and only on what is theirs. */
 export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, "myNotifications", (handlers) =>
@@ -17,7 +13,7 @@ export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, 
     const mine = yield* PersonNotifications
     return handlers
       .handle("feed", ({ query }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             return { data: yield* mine.feed(person.userId, { limit: query.limit, cursor: query.cursor }) }
@@ -31,7 +27,7 @@ export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, 
         })
       )
       .handle("read", ({ params }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             const read = yield* mine.markRead(person.userId, params.id)
@@ -46,16 +42,16 @@ export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, 
         })
       )
       .handle("updatePreferences", ({ payload }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             return { data: yield* mine.updatePreferences(person.userId, payload) }
           })
         )
       )
-      .handle("pushKey", () => answer(Effect.map(mine.pushKey(), (publicKey) => ({ data: { publicKey } }))))
+      .handle("pushKey", () => answerHub(Effect.map(mine.pushKey(), (publicKey) => ({ data: { publicKey } }))))
       .handle("subscribePush", ({ payload }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             yield* mine.subscribe(person.userId, payload)
@@ -64,7 +60,7 @@ export const MyNotificationsHandlers = HttpApiBuilder.group(MyNotificationsApi, 
         )
       )
       .handle("unsubscribePush", ({ payload }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             const removed = yield* mine.unsubscribe(person.userId, payload.endpoint)

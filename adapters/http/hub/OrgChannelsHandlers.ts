@@ -2,11 +2,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { OrgChatWebhooks } from "../../../core/hub/OrgChatWebhooks.ts"
 import { CurrentPerson } from "../../../core/hub/Sessions.ts"
-import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
+import { answerHub } from "../ErrorResponse.ts"
 import { OrgChannelsApi } from "./OrgChannelsApi.ts"
-
-const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, hubErrorResponse)
 
 /** Every route acts for the person of the session, as an owner or admin of the organization named. */
 export const OrgChannelsHandlers = HttpApiBuilder.group(OrgChannelsApi, "orgChannels", (handlers) =>
@@ -14,7 +11,7 @@ export const OrgChannelsHandlers = HttpApiBuilder.group(OrgChannelsApi, "orgChan
     const webhooks = yield* OrgChatWebhooks
     return handlers
       .handle("chatWebhook", ({ params }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             return { data: yield* webhooks.view(person.userId, params.orgId) }
@@ -22,7 +19,7 @@ export const OrgChannelsHandlers = HttpApiBuilder.group(OrgChannelsApi, "orgChan
         )
       )
       .handle("setChatWebhook", ({ params, payload }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             return { data: yield* webhooks.set(person.userId, params.orgId, payload) }
@@ -30,7 +27,7 @@ export const OrgChannelsHandlers = HttpApiBuilder.group(OrgChannelsApi, "orgChan
         )
       )
       .handle("removeChatWebhook", ({ params }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             yield* webhooks.remove(person.userId, params.orgId)

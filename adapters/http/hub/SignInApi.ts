@@ -6,6 +6,7 @@ import { MaxBodyBytes } from "../BodyLimit.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { reportAllIssues } from "../ParseOptions.ts"
 import { HubPersonAuth } from "./PersonAuth.ts"
+import { MeSchema } from "./Schemas.ts"
 import { ViewerLinkGroup } from "./ViewerLinkApi.ts"
 
 const SignInRequestFields = {
@@ -85,11 +86,6 @@ export class EmailSignInGroup extends HttpApiGroup.make("emailSignIn")
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})
   .annotateMerge(OpenApi.annotations({ title: "Sign-in", description: "Email link sign-in and sessions" })) {}
-
-export const MeSchema = Schema.Struct({
-  user: Schema.Struct({ email: Schema.String, name: Schema.NullOr(Schema.String) }),
-  organizations: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, role: Schema.String }))
-}).annotate({ identifier: "Me" })
 
 /** `GET /api/v1/me`: who is signed in, and their organizations. */
 export class MeGroup extends HttpApiGroup.make("me")

@@ -4,16 +4,7 @@ import { Data } from "../../../core/kernel/index.ts"
 import { ActionResult, PageDocumentLoose, PageEntry } from "../../../core/kernel/PageDocument.ts"
 import { ErrorResponses as E } from "../ErrorSchemas.ts"
 import { HubPersonAuth } from "./PersonAuth.ts"
-
-const WorkspaceApp = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  pages: Schema.Boolean,
-  embedUrl: Schema.NullOr(Schema.String),
-  appUrl: Schema.NullOr(Schema.String).annotate({
-    description: "The app's own web app, which the workspace links to; people sign in there through the hub"
-  })
-}).annotate({ identifier: "WorkspaceApp" })
+import { WorkspaceAppSchema } from "./Schemas.ts"
 
 const ServiceId = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(32))
 const Segment = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(512))
@@ -28,7 +19,7 @@ const errors = [E.badRequest, E.unauthorized, E.forbidden, E.notFound, E.conflic
 export class WorkspaceGroup extends HttpApiGroup.make("workspace")
   .add(
     HttpApiEndpoint.get("apps", "/api/v1/workspace/apps", {
-      success: Data(Schema.Array(WorkspaceApp)).annotate({ identifier: "WorkspaceAppsEnvelope" }),
+      success: Data(Schema.Array(WorkspaceAppSchema)).annotate({ identifier: "WorkspaceAppsEnvelope" }),
       error: [E.unauthorized]
     }).annotate(OpenApi.Description, "The apps the person's organizations installed (live services only)."),
     HttpApiEndpoint.get("pages", "/api/v1/workspace/apps/:serviceId/pages", {

@@ -3,11 +3,8 @@ import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPerson } from "../../../core/hub/Sessions.ts"
 import { Workspace } from "../../../core/hub/Workspace.ts"
-import { hubErrorResponse, type HubDomainError } from "../ErrorResponse.ts"
+import { answerHub } from "../ErrorResponse.ts"
 import { WorkspaceApi } from "./WorkspaceApi.ts"
-
-const answer = <A, E extends HubDomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, hubErrorResponse)
 
 const rawQuery = Effect.map(
   HttpServerRequest.HttpServerRequest,
@@ -21,13 +18,13 @@ export const WorkspaceHandlers = HttpApiBuilder.group(WorkspaceApi, "workspace",
     return handlers.handleAll({
       apps: () => Effect.flatMap(CurrentPerson, workspace.apps).pipe(Effect.map((apps) => ({ data: apps }))),
       pages: ({ params }) =>
-        answer(
+        answerHub(
           Effect.flatMap(CurrentPerson, (person) => workspace.pages(person, params.serviceId)).pipe(
             Effect.map((pages) => ({ data: { pages } }))
           )
         ),
       page: ({ params }) =>
-        answer(
+        answerHub(
           Effect.gen(function* () {
             const person = yield* CurrentPerson
             const page = yield* workspace.page(person, params.serviceId, params.pageId, yield* rawQuery)
@@ -35,13 +32,13 @@ export const WorkspaceHandlers = HttpApiBuilder.group(WorkspaceApi, "workspace",
           })
         ),
       act: ({ params, payload, headers }) =>
-        answer(
+        answerHub(
           Effect.flatMap(CurrentPerson, (person) =>
             workspace.act(person, params.serviceId, params.actionId, payload, headers["idempotency-key"])
           ).pipe(Effect.map((result) => ({ data: result })))
         ),
       embed: ({ params }) =>
-        answer(
+        answerHub(
           Effect.flatMap(CurrentPerson, (person) => workspace.embed(person, params.serviceId)).pipe(
             Effect.map((embed) => ({ data: embed }))
           )

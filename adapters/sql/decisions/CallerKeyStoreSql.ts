@@ -1,9 +1,8 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "../../../core/decisions/CallerKeyStore.ts"
-import { makeCredentialCache } from "../CredentialCache.ts"
+import { makeApiKeyTable } from "../ApiKeyTables.ts"
 import { CredentialNoticesSql } from "../CredentialNotices.ts"
-import { makeLastUses, type LastUse } from "../LastUses.ts"
 
 const KeyRow = Schema.Struct({
   id: Schema.String,
@@ -41,18 +40,15 @@ const KeyOf = Schema.Struct({ organizationId: Schema.String, id: Schema.String }
 /**
  * The CallerKeyStore port over `decisions.caller_keys` (0004_caller_keys.ts). Rotation and revocation are
  * single conditional UPDATEs: a revoked key cannot be rotated, and revoking again keeps the first
- * `revokedAt`. SQL failures and rows that do not decode are defects.
- *
- * The request path reads and writes nothing in the common case: `findActive` answers from a per-instance
- * cache (CredentialCache.ts) that every rotation and revocation empties for that key on every instance when
- * it commits, and `touch` only notes the use (LastUses.ts: one batched write per flush).
+ * `revokedAt`. SQL failures and rows that do not decode are defects. Lookups and last uses as every API-key
+ * table keeps them (ApiKeyTables.ts).
  */
 export const CallerKeyStoreSql: Layer.Layer<CallerKeyStore, never, SqlClient.SqlClient> = Layer.effect(
   CallerKeyStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const cache = yield* makeCredentialCache<StoredCallerKey>({ scope: "decisions.caller_keys", idOf: (key) => key.id })
     const all = sql`id, organization_id, name, key_prefix, hash, created_by, created_at, last_used_at, revoked_at`
+    const keys = yield* makeApiKeyTable({ table: "decisions.caller_keys", columns: all, Row: KeyRow, toStored })
 
     const insertRow = SqlSchema.void({
       Request: Schema.Struct({
@@ -79,12 +75,6 @@ export const CallerKeyStoreSql: Layer.Layer<CallerKeyStore, never, SqlClient.Sql
         SELECT ${all} FROM decisions.caller_keys WHERE organization_id = ${organizationId} ORDER BY id DESC`
     })
 
-    const activeRow = SqlSchema.findOneOption({
-      Request: Schema.String,
-      Result: KeyRow,
-      execute: (hash) => sql`SELECT ${all} FROM decisions.caller_keys WHERE hash = ${hash} AND revoked_at IS NULL`
-    })
-
     const rotateRow = SqlSchema.findOneOption({
       Request: Schema.Struct({ ...KeyOf.fields, hash: Schema.String, keyPrefix: Schema.String }),
       Result: KeyRow,
@@ -103,13 +93,6 @@ export const CallerKeyStoreSql: Layer.Layer<CallerKeyStore, never, SqlClient.Sql
         RETURNING ${all}`
     })
 
-    const uses = yield* makeLastUses((batch: ReadonlyArray<LastUse>) =>
-      Effect.orDie(sql`
-        UPDATE decisions.caller_keys AS k SET last_used_at = u.at
-        FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS u(id text, at timestamptz)
-        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`)
-    )
-
     const shown = Option.match({ onNone: () => undefined, onSome: toApiKey })
 
     return CallerKeyStore.of({
@@ -119,37 +102,22 @@ export const CallerKeyStoreSql: Layer.Layer<CallerKeyStore, never, SqlClient.Sql
       list: Effect.fn("CallerKeyStoreSql.list")(function* (organizationId: string) {
         return (yield* listRows(organizationId)).map(toApiKey)
       }, Effect.orDie),
-      // Every caller request authenticates through here and `touch`: untraced.
-      findActive: (hash: string) =>
-        cache.get(
-          hash,
-          Effect.orDie(Effect.map(activeRow(hash), (row) => Option.getOrUndefined(Option.map(row, toStored))))
-        ),
+      findActive: keys.findActive,
       // The change and its notice commit together: no instance keeps the old key past the commit.
       rotate: Effect.fn("CallerKeyStoreSql.rotate")(function* (
         organizationId: string,
         id: string,
         next: { readonly hash: string; readonly keyPrefix: string }
       ) {
-        return yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const row = yield* rotateRow({ organizationId, id, hash: next.hash, keyPrefix: next.keyPrefix })
-            if (Option.isSome(row)) yield* cache.changed(id)
-            return shown(row)
-          })
+        return shown(
+          yield* keys.change(id, rotateRow({ organizationId, id, hash: next.hash, keyPrefix: next.keyPrefix }))
         )
       }, Effect.orDie),
       revoke: Effect.fn("CallerKeyStoreSql.revoke")(function* (organizationId: string, id: string, at: string) {
-        return yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const row = yield* revokeRow({ organizationId, id, at })
-            if (Option.isSome(row)) yield* cache.changed(id)
-            return shown(row)
-          })
-        )
+        return shown(yield* keys.change(id, revokeRow({ organizationId, id, at })))
       }, Effect.orDie),
-      touch: uses.note,
-      flushUses: uses.flush
+      touch: keys.touch,
+      flushUses: keys.flushUses
     })
   })
 ).pipe(Layer.provide(CredentialNoticesSql))

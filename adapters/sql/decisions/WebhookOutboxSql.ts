@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { WebhookOutbox, type DeliveryResult, type WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
+import { leaseClaims } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -44,19 +45,13 @@ export const WebhookOutboxSql: Layer.Layer<WebhookOutbox, never, SqlClient.SqlCl
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const claimRows = SqlSchema.findAll({
-      Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
-      Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE decisions.webhook_deliveries SET next_attempt_at = ${leaseUntilIso}::timestamptz
-        WHERE id IN (
-          SELECT id FROM decisions.webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
-          ORDER BY next_attempt_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`
-    })
+    const claimRows = leaseClaims(sql, Row, ({ now, leaseUntil }) => ({
+      table: sql`decisions.webhook_deliveries`,
+      set: sql`next_attempt_at = ${leaseUntil}::timestamptz`,
+      due: sql`status = 'pending' AND next_attempt_at <= ${now}::timestamptz`,
+      order: sql`next_attempt_at, id`,
+      returning: sql`*`
+    }))
 
     const listRows = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -92,7 +87,7 @@ export const WebhookOutboxSql: Layer.Layer<WebhookOutbox, never, SqlClient.SqlCl
 
     return WebhookOutbox.of({
       claimDue: (nowIso, leaseUntilIso, limit) =>
-        claimRows({ nowIso, leaseUntilIso, limit }).pipe(
+        claimRows({ now: nowIso, leaseUntil: leaseUntilIso, limit }).pipe(
           Effect.map((rows) => rows.map(toDelivery).sort((a, b) => (a.id < b.id ? -1 : 1))),
           Effect.orDie
         ),

@@ -9,6 +9,7 @@ import {
   type Delivery
 } from "../../../core/hub/Deliveries.ts"
 import { NotificationRow, toNotification } from "./NotificationStoreSql.ts"
+import { claimLeased } from "../LeaseClaims.ts"
 
 const DeliveryRow = Schema.Struct({
   id: Schema.String,
@@ -130,16 +131,14 @@ export const DeliveryStoreSql: Layer.Layer<DeliveryStore, never, SqlClient.SqlCl
       }),
       Result: ClaimedRow,
       execute: ({ channel, nowIso, leaseUntilIso, limit }) => sql`
-        WITH c AS (
-          UPDATE hub.deliveries SET status = 'sending', attempts = attempts + 1,
-            lease_until = ${leaseUntilIso}::timestamptz
-          WHERE id IN (
-            SELECT id FROM hub.deliveries
-            WHERE channel = ${channel} AND status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
-            ORDER BY next_attempt_at, id LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED)
-          RETURNING *
-        )
+        WITH c AS (${claimLeased(sql, {
+          table: sql`hub.deliveries`,
+          set: sql`status = 'sending', attempts = attempts + 1, lease_until = ${leaseUntilIso}::timestamptz`,
+          due: sql`channel = ${channel} AND status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz`,
+          order: sql`next_attempt_at, id`,
+          limit,
+          returning: sql`*`
+        })})
         SELECT ${claimedColumns} FROM c JOIN hub.notifications n ON n.id = c.notification_id`
     })
     const logRows = SqlSchema.findAll({

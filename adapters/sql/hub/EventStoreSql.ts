@@ -2,6 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { EventStatuses, EventStore, type NewEvent, type StoredEvent } from "../../../core/hub/EventStore.ts"
 import { makeWriteBatcher } from "../WriteBatcher.ts"
+import { leaseClaims } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({
   service: Schema.String,
@@ -81,19 +82,14 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
     const sql = yield* SqlClient.SqlClient
     const raw = sql.unsafe(columns)
 
-    const claimRows = SqlSchema.findAll({
-      Request: Schema.Struct({ nowIso: Schema.String, leaseUntilIso: Schema.String, limit: Schema.Int }),
-      Result: Row,
-      execute: ({ nowIso, leaseUntilIso, limit }) => sql`
-        UPDATE hub.events SET lease_until = ${leaseUntilIso}::timestamptz, attempts = attempts + 1
-        WHERE (service, id) IN (
-          SELECT service, id FROM hub.events
-          WHERE status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${nowIso}::timestamptz)
-          ORDER BY received_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING ${raw}`
-    })
+    const claimRows = leaseClaims(sql, Row, ({ now, leaseUntil }) => ({
+      table: sql`hub.events`,
+      key: sql`service, id`,
+      set: sql`lease_until = ${leaseUntil}::timestamptz, attempts = attempts + 1`,
+      due: sql`status = 'accepted' AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)`,
+      order: sql`received_at, id`,
+      returning: raw
+    }))
     const findRow = SqlSchema.findAll({
       Request: Schema.Struct({ service: Schema.String, id: Schema.String }),
       Result: Row,
@@ -154,7 +150,7 @@ export const EventStoreSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> 
     return EventStore.of({
       insert,
       claim: (nowIso, leaseUntilIso, limit) =>
-        claimRows({ nowIso, leaseUntilIso, limit }).pipe(
+        claimRows({ now: nowIso, leaseUntil: leaseUntilIso, limit }).pipe(
           Effect.map((rows) =>
             rows
               .map(toEvent)

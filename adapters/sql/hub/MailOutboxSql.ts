@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { MailOutbox } from "../../../core/hub/MailOutbox.ts"
+import { leaseClaims } from "../LeaseClaims.ts"
 
 const Row = Schema.Struct({ id: Schema.String, sealed: Schema.String, attempts: Schema.Number })
 
@@ -12,19 +13,14 @@ export const MailOutboxSql: Layer.Layer<MailOutbox, never, SqlClient.SqlClient> 
   MailOutbox,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const claimRows = SqlSchema.findAll({
-      Request: Schema.Struct({ now: Schema.String, leaseUntil: Schema.String, max: Schema.Int }),
-      Result: Row,
-      execute: ({ now, leaseUntil, max }) => sql`
-        UPDATE hub.mail_outbox SET lease_until = ${leaseUntil}::timestamptz
-        WHERE id IN (
-          SELECT id FROM hub.mail_outbox
-          WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${now}::timestamptz
-            AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)
-          ORDER BY next_attempt_at, id LIMIT ${max}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, sealed, attempts`
-    })
+    const claimRows = leaseClaims(sql, Row, ({ now, leaseUntil }) => ({
+      table: sql`hub.mail_outbox`,
+      set: sql`lease_until = ${leaseUntil}::timestamptz`,
+      due: sql`sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${now}::timestamptz
+        AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)`,
+      order: sql`next_attempt_at, id`,
+      returning: sql`id, sealed, attempts`
+    }))
     return MailOutbox.of({
       enqueue: (mail) =>
         sql`INSERT INTO hub.mail_outbox (id, sealed, created_at, next_attempt_at)
@@ -32,7 +28,7 @@ export const MailOutboxSql: Layer.Layer<MailOutbox, never, SqlClient.SqlClient> 
           Effect.asVoid,
           Effect.orDie
         ),
-      claim: (now, leaseUntil, max) => claimRows({ now, leaseUntil, max }).pipe(Effect.orDie),
+      claim: (now, leaseUntil, max) => claimRows({ now, leaseUntil, limit: max }).pipe(Effect.orDie),
       markSent: (id, at) =>
         sql`UPDATE hub.mail_outbox SET sent_at = ${at}::timestamptz, sealed = NULL, lease_until = NULL,
           attempts = attempts + 1 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),

@@ -1,9 +1,8 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { TaskApiKeyStore, type StoredTaskApiKey, type TaskApiKey } from "../../../core/tasks/ApiKeyStore.ts"
-import { makeCredentialCache } from "../CredentialCache.ts"
+import { makeApiKeyTable } from "../ApiKeyTables.ts"
 import { CredentialNoticesSql } from "../CredentialNotices.ts"
-import { makeLastUses, type LastUse } from "../LastUses.ts"
 
 const KeyRow = Schema.Struct({
   id: Schema.String,
@@ -34,35 +33,21 @@ const toApiKey = (row: KeyRow): TaskApiKey => {
 }
 
 /**
- * The TaskApiKeyStore port over `tasks.api_keys` (0003_api_keys.ts). SQL failures are defects.
- *
- * The request path reads and writes nothing in the common case: `findActive` answers from a per-instance
- * cache (CredentialCache.ts) that every revocation empties for that key on every instance when it commits,
- * and `touch` only notes the use (LastUses.ts: one batched write per flush).
+ * The TaskApiKeyStore port over `tasks.api_keys` (0003_api_keys.ts). SQL failures are defects. Lookups and
+ * last uses as every API-key table keeps them (ApiKeyTables.ts).
  */
 export const TaskApiKeyStoreSql: Layer.Layer<TaskApiKeyStore, never, SqlClient.SqlClient> = Layer.effect(
   TaskApiKeyStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const cache = yield* makeCredentialCache<StoredTaskApiKey>({ scope: "tasks.api_keys", idOf: (key) => key.id })
-    const uses = yield* makeLastUses((batch: ReadonlyArray<LastUse>) =>
-      Effect.orDie(sql`
-        UPDATE tasks.api_keys AS k SET last_used_at = u.at
-        FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS u(id text, at timestamptz)
-        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`)
-    )
     const all = sql`id, user_id, name, key_prefix, hash, created_at, last_used_at, revoked_at`
+    const keys = yield* makeApiKeyTable({ table: "tasks.api_keys", columns: all, Row: KeyRow, toStored })
 
     const listRows = SqlSchema.findAll({
       Request: Schema.String,
       Result: KeyRow,
       execute: (userId) =>
         sql`SELECT ${all} FROM tasks.api_keys WHERE user_id = ${userId} AND revoked_at IS NULL ORDER BY id DESC`
-    })
-    const activeRow = SqlSchema.findOneOption({
-      Request: Schema.String,
-      Result: KeyRow,
-      execute: (hash) => sql`SELECT ${all} FROM tasks.api_keys WHERE hash = ${hash} AND revoked_at IS NULL`
     })
     const revokeRow = SqlSchema.findOneOption({
       Request: Schema.Struct({ userId: Schema.String, id: Schema.String, at: Schema.String }),
@@ -83,23 +68,13 @@ export const TaskApiKeyStoreSql: Layer.Layer<TaskApiKeyStore, never, SqlClient.S
       list: Effect.fn("TaskApiKeyStoreSql.list")(function* (userId: string) {
         return (yield* listRows(userId)).map(toApiKey)
       }, Effect.orDie),
-      findActive: (hash: string) =>
-        cache.get(
-          hash,
-          Effect.orDie(Effect.map(activeRow(hash), (row) => Option.getOrUndefined(Option.map(row, toStored))))
-        ),
+      findActive: keys.findActive,
       // The revocation and its notice commit together: no instance keeps the key past the commit.
       revoke: Effect.fn("TaskApiKeyStoreSql.revoke")(function* (userId: string, id: string, at: string) {
-        return yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const revoked = Option.isSome(yield* revokeRow({ userId, id, at }))
-            if (revoked) yield* cache.changed(id)
-            return revoked
-          })
-        )
+        return Option.isSome(yield* keys.change(id, revokeRow({ userId, id, at })))
       }, Effect.orDie),
-      touch: uses.note,
-      flushUses: uses.flush
+      touch: keys.touch,
+      flushUses: keys.flushUses
     })
   })
 ).pipe(Layer.provide(CredentialNoticesSql))

@@ -45,7 +45,7 @@ const MoveForm = ({
 }) => {
   const mutation = useMutation()
   const [projectId, setProjectId] = useState(task.project[0] ?? "")
-  const [status, setStatus] = useState(
+  const [status, setStatus] = useState<string>(
     task.status === "Done" || task.status === "Cancelled" ? "Ready to Start" : task.status
   )
   const [text, setText] = useState("")

@@ -1,130 +1,42 @@
+import type * as S from "../../../adapters/http/tasks/Schemas.ts"
+import type { Priorities, Statuses } from "../../../core/tasks/Values.ts"
 import { ApiError, request } from "../shared/api.ts"
 import { safeHref } from "../shared/router.ts"
 
 /**
  * The task inbox's own API, called with the `tasks_session` cookie on the app's own origin. Its errors are
  * `{error, fields?}`: the words of `error`, and each field's message when a validation failed, are what the
- * person reads.
+ * person reads. Its answers' types are the contract's (type-only: nothing of it reaches the browser, and a
+ * changed field fails the web app's type check).
  */
 
-export interface Person {
-  readonly id: string
-  readonly email: string
-  readonly name: string
-}
+export type Person = typeof S.Person.Encoded
+export type Task = typeof S.TaskSchema.Encoded
+export type Proposal = typeof S.ProposalSchema.Encoded
+export type ProjectItem = typeof S.ProjectItem.Encoded
+export type Project = typeof S.ProjectSchema.Encoded
+export type Meeting = typeof S.MeetingSchema.Encoded
+export type ProjectDetail = typeof S.ProjectDetail.Encoded
+export type Settings = typeof S.SettingsSchema.Encoded
+export type ApiKey = typeof S.ApiKeySchema.Encoded
+export type Me = typeof S.Me.Encoded
+export type BulkResult = typeof S.BulkResult.Encoded
 
-export interface Task {
-  readonly id: string
-  readonly title: string
-  readonly description: string
-  readonly status: string
-  readonly priority: string
-  readonly triageStatus: string
-  readonly origin: string
-  readonly originDetail: string
-  readonly triageNotes: string
-  readonly assignedTo: Person | null
-  readonly requestedBy: Person | null
-  readonly assignedToAI: string
-  readonly project: ReadonlyArray<string>
-  readonly projectName: string
-  readonly dueDate: string | null
-  readonly startDate: string | null
-  readonly hoursEstimated: number | null
-  readonly hoursUsed: number | null
-  readonly isArchived: boolean
-  readonly linkToTaskInterface: string
-  readonly createdAt: string
-}
-
-export interface Proposal {
-  readonly id: string
-  readonly name: string
-  readonly type: string
-  readonly aiStatus: string
-  readonly proposedChangesObj: Readonly<Record<string, unknown>>
-  readonly taskId?: string
-  readonly taskTitle?: string
-  readonly meetingData?: {
-    readonly title: string
-    readonly date: string
-    readonly url: string
-    readonly authorName: string
-  }
-  readonly projectData?: { readonly id: string; readonly name: string; readonly clientId: string }
-}
-
-export interface ProjectItem {
-  readonly id: string
-  readonly name: string
-}
-
-export interface Project extends ProjectItem {
-  readonly status: string
-  readonly priority: string
-  readonly startDate: string | null
-  readonly endDate: string | null
-  readonly clientId: string | null
-  readonly clientName: string
-  readonly accountManager: Person | null
-}
-
-export interface Meeting {
-  readonly id: string
-  readonly name: string
-  readonly startTime: string
-  readonly duration: number
-  readonly link: { readonly label: string; readonly url: string }
-  readonly recordingType: string
-  readonly transcriptUrl: string
-  readonly projects: ReadonlyArray<string>
-  readonly clients: ReadonlyArray<string>
-  readonly users: string
-  readonly summary: string
-  readonly keyProgress: string
-  readonly decisionsMade: string
-  readonly nextActions: string
-  readonly actionable: string
-}
-
-export interface ProjectDetail {
-  readonly project: Project
-  readonly activeTasks: ReadonlyArray<Task>
-  readonly completedTasks: ReadonlyArray<Task>
-  readonly meetings: ReadonlyArray<Meeting>
-}
-
-export interface Settings {
-  readonly showSentNav: boolean
-  readonly notifications: { readonly channel: string; readonly frequency: string }
-}
-
-export interface ApiKey {
-  readonly id: string
-  readonly name: string
-  readonly keyPrefix: string
-  readonly createdAt: string
-  readonly lastUsedAt: string | null
-}
-
-export interface Me {
-  readonly user: { readonly email: string; readonly name: string }
-}
-
-export interface BulkResult {
-  readonly ok: true
-  readonly successful: ReadonlyArray<string>
-  readonly failedCount: number
-}
-
-export const statuses = ["Ready to Start", "In Progress", "Done", "Cancelled", "Someday/Maybe"] as const
+// The value sets, written here so that the browser loads nothing of the core; checked against the core's.
+export const statuses = [
+  "Ready to Start",
+  "In Progress",
+  "Done",
+  "Cancelled",
+  "Someday/Maybe"
+] as const satisfies typeof Statuses
 export const priorities = [
   "P0: Urgent & Critical",
   "P1: Top Priority",
   "P2: Medium Priority",
   "P3: Low Priority",
   "P4: Lowest Priority"
-] as const
+] as const satisfies typeof Priorities
 
 /** Sends a request with the session cookie; answers the parsed JSON body, or throws an ApiError. */
 export const call = request

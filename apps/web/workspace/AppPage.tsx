@@ -13,12 +13,8 @@ const byOrder = (pages: ReadonlyArray<PageEntry>) =>
   [...pages].sort((a, b) => (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER))
 
 /** What an action answered, said in words: its own message when it has one. */
-const resultMessage = (answer: ActionAnswer): string => {
-  if (typeof answer.message === "string" && answer.message !== "") return answer.message
-  const result = answer.result
-  if (typeof result === "string" && result !== "" && result.toLowerCase() !== "ok") return result
-  return "Done."
-}
+const resultMessage = (answer: ActionAnswer): string =>
+  answer.message !== undefined && answer.message !== "" ? answer.message : "Done."
 
 /** A credential an action issued, shown once in a read-only field that can be selected and copied. */
 const IssuedSecret = ({ secret }: { readonly secret: string }) => (

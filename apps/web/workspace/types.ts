@@ -1,59 +1,39 @@
-/** The hub's answers the workspace reads (the shapes of its routes). */
+import type {
+  ActionResult,
+  PageDocumentLoose,
+  PageEntry as PageEntrySchema
+} from "../../../core/kernel/PageDocument.ts"
+import type {
+  FeedItemSchema,
+  FeedPageSchema,
+  MeSchema,
+  WorkspaceAppSchema
+} from "../../../adapters/http/hub/Schemas.ts"
 
-export interface Me {
-  readonly user: { readonly email: string; readonly name: string | null }
-  readonly organizations: ReadonlyArray<{ readonly id: string; readonly name: string; readonly role: string }>
-}
+/**
+ * The hub's answers the workspace reads, as the hub's contract states them (type-only imports: nothing of
+ * the contract reaches the browser, and a changed field fails the web app's type check).
+ */
 
-export interface Notification {
-  readonly id: string
-  readonly service: string
-  readonly type: string
-  readonly title: string
-  readonly body: string | null
-  readonly url: string | null
-  readonly createdAt: string
-  readonly readAt: string | null
-}
+export type Me = typeof MeSchema.Encoded
 
-export interface NotificationPage {
-  readonly items: ReadonlyArray<Notification>
-  readonly unreadCount: number
-  readonly nextCursor: string | null
-}
+export type Notification = typeof FeedItemSchema.Encoded
 
-export interface WorkspaceApp {
-  readonly id: string
-  readonly name: string
-  readonly pages: boolean
-  readonly embedUrl: string | null
-  readonly appUrl: string | null
-}
+export type NotificationPage = typeof FeedPageSchema.Encoded
 
-export interface PageEntry {
-  readonly id: string
-  readonly title: string
-  readonly icon?: string | null
-  readonly order?: number | null
-}
+export type WorkspaceApp = typeof WorkspaceAppSchema.Encoded
 
+export type PageEntry = typeof PageEntrySchema.Encoded
+
+/** A block as the renderer reads it: its `type` decides, and an unknown type is shown as such. */
 export interface Block {
   readonly type: string
   readonly [field: string]: unknown
 }
 
-export interface PageDocument {
-  readonly id: string
-  readonly title: string
-  readonly description?: string | null
+/** A page of a service: its blocks as the renderer reads them (Blocks.tsx). */
+export interface PageDocument extends Omit<typeof PageDocumentLoose.Encoded, "blocks"> {
   readonly blocks: ReadonlyArray<Block>
 }
 
-export interface ActionAnswer {
-  readonly result?: unknown
-  readonly refresh?: boolean
-  readonly redirect?: string | null
-  readonly message?: string
-  /** A credential the action issued (a new key): shown once, never again. */
-  readonly secret?: string
-}
+export type ActionAnswer = typeof ActionResult.Encoded
