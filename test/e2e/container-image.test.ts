@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statfsSync } from "node:fs"
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statfsSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { basename, join, relative } from "node:path"
+import { basename, dirname, join, relative } from "node:path"
 import { afterAll, assert, describe, it } from "vitest"
 import { parse } from "yaml"
 import { Tables } from "../../core/tasks/RecordStore.ts"
@@ -97,17 +97,30 @@ interface Stage {
   command: ReadonlyArray<string>
 }
 
-/** The clean copy: the committed files, with the work tree's changes to them (`git stash create`). */
+/**
+ * The clean copy: the files git tracks, as they are in the work tree (so uncommitted edits are replayed too),
+ * and nothing else. Read-only for the repository: no git command here writes its index or its objects, so the
+ * copy is made the same way while other tests run.
+ */
 const cleanCopy = async () => {
   const context = join(scratch, "context")
   mkdirSync(context)
-  const tree = await new Promise<string>((resolve, reject) => {
-    const child = spawn("git", ["stash", "create"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] })
+  const tracked = await new Promise<Array<string>>((resolve, reject) => {
+    const child = spawn("git", ["ls-files", "-z"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
+    let errors = ""
     child.stdout.on("data", (chunk) => (out += chunk))
-    child.once("exit", (code) => (code === 0 ? resolve(out.trim() || "HEAD") : reject(new Error("git stash create"))))
+    child.stderr.on("data", (chunk) => (errors += chunk))
+    child.once("exit", (code) =>
+      code === 0 ? resolve(out.split("\0").filter(Boolean)) : reject(new Error(`git ls-files: ${errors}`))
+    )
   })
-  await run("sh", ["-c", `git archive ${tree} | tar -x -C "${context}"`], root, process.env)
+  for (const path of tracked) {
+    // A tracked file deleted in the work tree is not part of the copy.
+    if (!existsSync(join(root, path))) continue
+    mkdirSync(dirname(join(context, path)), { recursive: true })
+    copyFileSync(join(root, path), join(context, path))
+  }
   return context
 }
 
