@@ -1,13 +1,12 @@
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { spawn } from "node:child_process"
 import { afterEach, assert, describe, it } from "vitest"
 import { ensureBase } from "../../adapters/airtable/AirtableBase.ts"
 import { airtableTables } from "../../adapters/airtable/AirtableFields.ts"
 import { AirtableLimiterFromStore } from "../../adapters/airtable/AirtableLimiter.ts"
 import { newBaseId, startAirtableStandIn, type AirtableStandIn } from "../fakes/AirtableStandIn.ts"
-import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { startServer, tempDataDir, type RunningServer, runSeed } from "../support/ServerProcess.ts"
 
 const running: Array<RunningServer> = []
 const standIns: Array<AirtableStandIn> = []
@@ -17,20 +16,6 @@ afterEach(async () => {
 })
 
 const token = "patServerTest.0123456789abcdef"
-
-/** `npm run seed` as a newcomer runs it: answers its output once it has exited. */
-const seed = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    let output = ""
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/seed.ts"], {
-      cwd: process.cwd(),
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], LOG_LEVEL: "Warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child.stdout!.on("data", (chunk) => (output += chunk))
-    child.stderr!.on("data", (chunk) => (output += chunk))
-    child.once("exit", (code) => resolve({ code, output }))
-  })
 
 const setUp = (standIn: AirtableStandIn, baseId: string) =>
   Effect.runPromise(
@@ -62,7 +47,7 @@ describe("the bundled server with TASKS_RECORD_STORE=airtable (a real process, a
     assert.notInclude(refused.output(), token)
 
     await setUp(standIn, baseId)
-    const seeded = await seed(env)
+    const seeded = await runSeed(env)
     assert.strictEqual(seeded.code, 0, seeded.output)
     assert.include(seeded.output, "Demo data loaded")
     const line = seeded.output.split("\n").find((l) => l.includes("alice@demo.example.com"))

@@ -1,28 +1,13 @@
-import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
-import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { freePort, startServer, tempDataDir, type RunningServer, runSeed } from "../support/ServerProcess.ts"
 import { until } from "../support/Until.ts"
 
 const running: Array<RunningServer> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.stop("SIGKILL")))
 })
-
-/** `npm run seed` on a data directory: its exit code and output. */
-const seed = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    let output = ""
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/seed.ts"], {
-      cwd: process.cwd(),
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], LOG_LEVEL: "Warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child.stdout!.on("data", (chunk) => (output += chunk))
-    child.stderr!.on("data", (chunk) => (output += chunk))
-    child.once("exit", (code) => resolve({ code, output }))
-  })
 
 interface FeedItem {
   readonly service: string
@@ -35,7 +20,7 @@ describe("the demo reaches real hub feeds (npm run seed, then the bundled server
   it("the demo decision reaches the approvers' feeds; a delegation reaches the assignee's", async () => {
     const dataDir = tempDataDir()
     const hubPort = String(await freePort())
-    const seeded = await seed({ DATA_DIR: dataDir, HUB_PORT: hubPort })
+    const seeded = await runSeed({ DATA_DIR: dataDir, HUB_PORT: hubPort })
     assert.strictEqual(seeded.code, 0, seeded.output)
     assert.include(seeded.output, "Demo Agency")
     // Where to go next, whom to sign in as, and what the agent key can ask.
@@ -103,7 +88,7 @@ describe("the demo reaches real hub feeds (npm run seed, then the bundled server
 
     // Seeded again once the server has registered the apps: the organization installs them.
     await server.stop("SIGTERM")
-    const again = await seed({ DATA_DIR: dataDir })
+    const again = await runSeed({ DATA_DIR: dataDir })
     assert.strictEqual(again.code, 0, again.output)
     assert.notInclude(again.output, "Not installed")
     server = await startServer(env)

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { startServer, tempDataDir, type RunningServer, runSeed } from "../support/ServerProcess.ts"
 import { mintToken } from "../support/Tokens.ts"
 
 const machineKey = "ops-machine-key-0123456789abcdef"
@@ -182,20 +181,6 @@ describe("hardening of the bundled server (a real process, the embedded default)
   }, 60_000)
 })
 
-/** `npm run seed` on a data directory: its exit code and output. */
-const seed = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    let output = ""
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/seed.ts"], {
-      cwd: process.cwd(),
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], LOG_LEVEL: "Warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child.stdout!.on("data", (chunk) => (output += chunk))
-    child.stderr!.on("data", (chunk) => (output += chunk))
-    child.once("exit", (code) => resolve({ code, output }))
-  })
-
 /** Every file and folder under a directory, with its permission bits. */
 const modes = (dir: string): Array<[string, number, boolean]> => {
   const found: Array<[string, number, boolean]> = [[dir, statSync(dir).mode & 0o777, true]]
@@ -214,7 +199,7 @@ describe("the embedded data directory (real processes)", () => {
   })
 
   it("a second process on the same data (seed, another server) refuses to start naming the holder's pid", async () => {
-    const seeded = await seed({ DATA_DIR: dataDir })
+    const seeded = await runSeed({ DATA_DIR: dataDir })
     assert.notStrictEqual(seeded.code, 0, seeded.output)
     // The seed says exactly what to do instead: stop the server, seed, start it again.
     assert.include(seeded.output, `The server (process ${server.child.pid}) has the embedded database under`)

@@ -1,25 +1,10 @@
-import { spawn } from "node:child_process"
 import { afterEach, assert, describe, it } from "vitest"
-import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { startServer, tempDataDir, type RunningServer, runSeed } from "../support/ServerProcess.ts"
 
 const running: Array<RunningServer> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.stop("SIGKILL")))
 })
-
-/** `npm run seed` as a newcomer runs it: answers its output once it has exited. */
-const seed = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    let output = ""
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/seed.ts"], {
-      cwd: process.cwd(),
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], LOG_LEVEL: "Warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child.stdout!.on("data", (chunk) => (output += chunk))
-    child.stderr!.on("data", (chunk) => (output += chunk))
-    child.once("exit", (code) => resolve({ code, output }))
-  })
 
 const keyOf = (output: string, email: string) => {
   const line = output.split("\n").find((l) => l.includes(email))
@@ -31,10 +16,10 @@ const keyOf = (output: string, email: string) => {
 describe("the task inbox in the bundled server (a real process, the embedded default)", () => {
   it("npm run seed loads the demo once; the server then serves it: triage a task, accept a proposal", async () => {
     const dataDir = tempDataDir()
-    const first = await seed({ DATA_DIR: dataDir })
+    const first = await runSeed({ DATA_DIR: dataDir })
     assert.strictEqual(first.code, 0, first.output)
     assert.include(first.output, "Demo data loaded")
-    const second = await seed({ DATA_DIR: dataDir })
+    const second = await runSeed({ DATA_DIR: dataDir })
     assert.include(second.output, "already")
     const key = keyOf(second.output, "alice@demo.example.com")
 

@@ -127,3 +127,17 @@ const startOnce = async (env: Record<string, string | undefined>, options: Start
   }
   return server
 }
+
+/** `npm run seed` as a newcomer runs it, on the settings in `env`: its exit code and output once it has exited. */
+export const runSeed = (env: Record<string, string>) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    let output = ""
+    const child = spawn(process.execPath, ["--import", "tsx", "apps/server/seed.ts"], {
+      cwd: process.cwd(),
+      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], LOG_LEVEL: "Warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    child.stdout!.on("data", (chunk) => (output += chunk))
+    child.stderr!.on("data", (chunk) => (output += chunk))
+    child.once("exit", (code) => resolve({ code, output }))
+  })
