@@ -6,7 +6,8 @@
  * and markdown, and fails when any answer was not 2xx. Speed is measured here, never asserted in tests.
  *
  * Options: `--db=embedded|postgres`, `--only=<path>,<path>` (names as in the table), `--connections=32,1`,
- * `--quick` (short runs, to check the harness), `--no-micro`, `--profile` (the server runs from its TypeScript
+ * `--quick` (short runs, to check the harness), `--only=airtable` (only bench/airtable.ts: the task inbox on the
+ * Airtable stand-in; `--only=longpoll` and `--only=start` likewise run only their script), `--no-micro`, `--profile` (the server runs from its TypeScript
  * sources under `node --cpu-prof`; the profile and a summary of where its CPU time went are written to
  * bench/results/; profiling slows it, so its figures are not comparable); BENCH_SECONDS and
  * BENCH_WARMUP_SECONDS set the measured and warm-up time of each run (default 3 and 1).
@@ -67,6 +68,11 @@ const databases = (["embedded", "postgres"] as const).filter(
 if (option("db") === "postgres" && databases.length === 0) throw new Error("--db=postgres needs DATABASE_URL")
 
 const resultsDir = join(root, "bench", "results")
+
+/** The scripts whose figures are shown under the table (see `pluggedIn`), by the names `--only` knows them by. */
+const scripts = ["longpoll", "start", "airtable"] as const
+/** `--only` naming scripts alone: only they run, no path of the table. */
+const onlyScripts = only !== undefined && only.every((name) => (scripts as ReadonlyArray<string>).includes(name))
 
 const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<LoadOptions>) => {
   const dir = mkdtempSync(join(tmpdir(), `hitl-bench-${kind}-`))
@@ -159,7 +165,8 @@ const writeProfileSummary = (kind: string, profileDir: string) => {
 
 /**
  * Figures that other scripts measure, shown under the table: bench/longpoll.ts (how soon a waiting caller
- * is woken) and bench/start.ts (how long `npm start` takes to three ready services). Each exports a
+ * is woken), bench/start.ts (how long `npm start` takes to three ready services) and bench/airtable.ts (the
+ * task inbox on the Airtable stand-in: requests per write, the limit per base, a long list). Each exports a
  * `measure...` function taking `{databaseUrl, databases, runs}` and answering its figures; they are loaded
  * when present, so a missing script shows as "not measured" instead of breaking the benchmark.
  */
@@ -188,11 +195,13 @@ const machine: Machine = {
 
 const load = connectionCounts.map((connections) => ({ connections, seconds, warmupSeconds }))
 const rows: Array<Row> = []
-for (const kind of databases) rows.push(...(await benchDatabase(kind, load)))
+for (const kind of onlyScripts ? [] : databases) rows.push(...(await benchDatabase(kind, load)))
 
 const extras: Array<ExtraFigure> = []
-if (only === undefined) {
-  for (const file of ["longpoll.ts", "start.ts"]) extras.push(...(await pluggedIn(file)))
+if (only === undefined || onlyScripts) {
+  for (const script of scripts) {
+    if (only === undefined || only.includes(script)) extras.push(...(await pluggedIn(`${script}.ts`)))
+  }
 }
 if (option("no-micro") === undefined && only === undefined) {
   for (const micro of await microBenchmarks(quick ? 0.3 : 1)) {

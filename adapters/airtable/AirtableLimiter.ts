@@ -34,6 +34,7 @@ export class AirtableLimiter extends Context.Service<
 
 const scheduleKey = (baseId: string) => `airtable:${baseId}:turns`
 const pauseKey = (baseId: string) => `airtable:${baseId}:pause`
+const sentKey = (baseId: string) => `airtable:${baseId}:sent`
 
 /**
  * The limiter over effect's `RateLimiterStore` (memory, Postgres or Redis: the server's store of rate budgets).
@@ -42,6 +43,12 @@ const pauseKey = (baseId: string) => `airtable:${baseId}:pause`
  * with every turn taken (the store's fixed window without a limit), so turns are at least the spacing apart
  * across instances; a request waits until its turn starts. A request finding the queue longer than
  * `maxWaitMillis` takes no turn and fails at once, so a burst refused does not push back the requests after it.
+ *
+ * Sends: a turn's start is when its request was due, not when it goes: a fiber woken late on a busy machine would
+ * send together with the one whose turn follows. So a request, its turn come, also takes the base's send window
+ * (a window of the store that holds one request for the spacing): if another request was sent less than the
+ * spacing ago, it waits for the window's end and tries again. Requests are then the spacing apart by the time
+ * they are sent, whichever instance sends them.
  *
  * Pauses: a 429 sets the base's pause key to expire after the pause; every request reads it before taking a
  * turn and again when its turn comes, and sends nothing while it holds.
@@ -100,6 +107,21 @@ export const makeAirtableLimiter = (options: AirtableLimiterOptions = {}) =>
         ([count, ttl]) => (count > 0 ? Math.max(0, ttl) : 0)
       )
 
+    /** Takes the base's send window once the last request sent is the spacing behind. */
+    const sendWindow = (baseId: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        for (;;) {
+          const [count, ttl] = yield* fixedWindow({
+            key: sentKey(baseId),
+            tokens: 1,
+            refillRate: Duration.millis(spacing),
+            limit: 1
+          })
+          if (count <= 1) return
+          yield* Effect.sleep(Math.max(1, ttl))
+        }
+      })
+
     const waitOut = (millis: number) =>
       millis > maxWait ? Effect.fail(new AirtableBusy({ retryAfterMillis: millis })) : Effect.sleep(millis)
 
@@ -124,8 +146,12 @@ export const makeAirtableLimiter = (options: AirtableLimiterOptions = {}) =>
           if (delay > 0) yield* Effect.sleep(delay)
           // A 429 may have come while this request waited: then its turn is given up and it waits out the pause.
           const pausedSince = yield* pausedFor(baseId)
-          if (pausedSince === 0) return
-          yield* waitOut(pausedSince)
+          if (pausedSince > 0) {
+            yield* waitOut(pausedSince)
+            continue
+          }
+          yield* sendWindow(baseId)
+          return
         }
       })
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect, Fiber, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Layer } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { TestClock } from "effect/testing"
 import {
@@ -31,6 +31,25 @@ const mostInOneSecond = (times: ReadonlyArray<number>) => {
 
 const base = "appBase0000000001"
 
+/**
+ * The clock given, on a machine that stalls: every sleep that would end within `from`..`until` (milliseconds
+ * after `origin`) ends at `until` instead, so the fibers it wakes then all wake late and together.
+ */
+const stallingClock = (clock: Clock.Clock, origin: number, from: number, until: number): Clock.Clock => ({
+  ...clock,
+  sleep: (duration) =>
+    Effect.flatMap(clock.currentTimeMillis, (now) => {
+      const end = now + Duration.toMillis(duration) - origin
+      return clock.sleep(end > from && end < until ? Duration.millis(origin + until - now) : duration)
+    })
+})
+
+/** The least time between two consecutive sends. */
+const leastGap = (times: ReadonlyArray<number>) => {
+  const sorted = [...times].sort((a, b) => a - b)
+  return Math.min(...sorted.slice(1).map((time, i) => time - sorted[i]!))
+}
+
 describe("AirtableLimiter", () => {
   it.effect("two instances sharing one store never send more than 5 requests to a base in any second", () =>
     Effect.gen(function* () {
@@ -50,6 +69,30 @@ describe("AirtableLimiter", () => {
       assert.isAtMost(mostInOneSecond(sent), 5)
       // The turns follow one another at the spacing: 24 requests take a little over 5 seconds, not more.
       assert.isAtMost(Math.max(...sent) - Math.min(...sent), 24 * 250)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("fibers woken late by a stalled machine still send their requests a spacing apart", () =>
+    Effect.gen(function* () {
+      const [a, b] = yield* twoInstances(RateLimiter.layerStoreMemory)
+      const origin = yield* Clock.currentTimeMillis
+      // The machine stalls from 100 ms to 1 s: the turns at 250, 500, 750 and 1000 ms all wake at 1 s.
+      const clock = stallingClock(yield* Clock.Clock, origin, 100, 1_000)
+      const sent: Array<number> = []
+      const fibers = yield* Effect.forEach(Array.from({ length: 12 }), (_, i) =>
+        Effect.forkChild(
+          Effect.gen(function* () {
+            yield* (i % 2 === 0 ? a : b).turn(base)
+            sent.push(yield* Clock.currentTimeMillis)
+          }).pipe(Effect.provideService(Clock.Clock, clock))
+        )
+      )
+      for (let step = 0; step < 400 && sent.length < 12; step++) yield* TestClock.adjust(10)
+      yield* Fiber.joinAll(fibers)
+      assert.lengthOf(sent, 12)
+      // Spaced by when they are sent, not by when their turns were due.
+      assert.isAtLeast(leastGap(sent), 250)
+      assert.isAtMost(mostInOneSecond(sent), 4)
     }).pipe(Effect.scoped)
   )
 
@@ -159,6 +202,33 @@ if (testRedisUrl !== undefined) {
             { concurrency: "unbounded", discard: true }
           )
           assert.lengthOf(sent, 12)
+          assert.isAtMost(mostInOneSecond(sent), 5)
+        }).pipe(Effect.scoped),
+      20_000
+    )
+
+    it.live(
+      "two instances over Redis send a spacing apart even when a stalled machine wakes their fibers late",
+      () =>
+        Effect.gen(function* () {
+          const prefix = freshPrefix()
+          const a = yield* overRedis(prefix)
+          const b = yield* overRedis(prefix)
+          const origin = Date.now()
+          const clock = stallingClock(yield* Clock.Clock, origin, 100, 1_000)
+          const sent: Array<number> = []
+          yield* Effect.forEach(
+            Array.from({ length: 8 }),
+            (_, i) =>
+              Effect.gen(function* () {
+                yield* (i % 2 === 0 ? a : b).turn(base)
+                sent.push(Date.now())
+              }).pipe(Effect.provideService(Clock.Clock, clock)),
+            { concurrency: "unbounded", discard: true }
+          )
+          assert.lengthOf(sent, 8)
+          // Redis keeps times in whole milliseconds: a gap may read a millisecond or two short.
+          assert.isAtLeast(leastGap(sent), 240)
           assert.isAtMost(mostInOneSecond(sent), 5)
         }).pipe(Effect.scoped),
       20_000
