@@ -20,8 +20,9 @@ if (typeof (Map as { groupBy?: unknown }).groupBy !== "function") {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The web apps the servers under test serve (npm run build:web), built when their sources changed.
-    globalSetup: ["test/support/BuildWebApps.ts"],
+    // The web apps the servers under test serve (npm run build:web), built when their sources changed; the dump
+    // of a new embedded database the in-memory test databases start from, made once per PGlite version.
+    globalSetup: ["test/support/BuildWebApps.ts", "test/support/FreshPglite.ts"],
     // Quiet runs: what a test logs is shown only when it fails.
     silent: "passed-only",
     testTimeout: 30_000,

@@ -83,9 +83,14 @@ export class Database extends Context.Service<
       })
     )
 
-  /** PGlite in memory, gone when the layer is released: for tests and demos. */
-  static readonly layerMemory = (config: DatabaseTimeouts = {}): Layer.Layer<DatabaseServices, SqlError.SqlError> =>
-    embedded(undefined, undefined, config)
+  /**
+   * PGlite in memory, gone when the layer is released: for tests and demos. With `from`, a data directory
+   * PGlite dumped (`dumpDataDir`, uncompressed) is loaded instead of creating a new one: a dump of a new
+   * database starts the same database without paying for its creation again.
+   */
+  static readonly layerMemory = (
+    config: DatabaseTimeouts & { readonly from?: Blob | undefined } = {}
+  ): Layer.Layer<DatabaseServices, SqlError.SqlError> => embedded(undefined, undefined, config)
 }
 
 const defaultConnectTimeout = Duration.seconds(5)
@@ -146,13 +151,18 @@ const maxSocketPath = 100
  * socket server, pool, so the scope releases them pool first, then the server, then PGlite (which flushes its
  * files on close).
  */
-const embedded = (dataDir: string | undefined, root: string | undefined, timeouts: DatabaseTimeouts) =>
+const embedded = (
+  dataDir: string | undefined,
+  root: string | undefined,
+  timeouts: DatabaseTimeouts & { readonly from?: Blob | undefined }
+) =>
   withClient("embedded", timeouts, () =>
     Effect.gen(function* () {
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
-            if (dataDir === undefined) return PGlite.create()
+            if (dataDir === undefined)
+              return timeouts.from === undefined ? PGlite.create() : PGlite.create({ loadDataDir: timeouts.from })
             await mkdir(dataDir, { recursive: true, mode: 0o700 })
             const db = await PGlite.create({ dataDir })
             // The files PGlite just created or opened: this account only, whatever the process's umask.

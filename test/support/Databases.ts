@@ -5,6 +5,7 @@ import type { SqlError } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { Database, type DatabaseServices } from "../../adapters/sql/Database.ts"
 import { SqlGroupCommit } from "../../adapters/sql/TransactionsSql.ts"
+import { freshDatabaseDump } from "./FreshPglite.ts"
 
 /** A SQL backend a contract suite runs against; `name` goes into test titles. */
 export interface SqlBackend {
@@ -13,8 +14,14 @@ export interface SqlBackend {
   readonly layer: Layer.Layer<DatabaseServices, SqlError.SqlError>
 }
 
+/**
+ * A new embedded PGlite in memory, started from the dump of a new database when the global setup made one
+ * (FreshPglite.ts): the same database, without creating it again for every suite.
+ */
+const memoryDatabase = Layer.unwrap(Effect.sync(() => Database.layerMemory({ from: freshDatabaseDump() })))
+
 /** Embedded PGlite in memory: always available. */
-export const pglite: SqlBackend = { name: "pglite", layer: Database.layerMemory() }
+export const pglite: SqlBackend = { name: "pglite", layer: memoryDatabase }
 
 /**
  * Embedded PGlite with group commit turned off (as `SQL_GROUP_COMMIT=false` does): every `TransactionsSql` built
@@ -22,7 +29,7 @@ export const pglite: SqlBackend = { name: "pglite", layer: Database.layerMemory(
  */
 export const pgliteUngrouped: SqlBackend = {
   name: "pglite, grouping off",
-  layer: Layer.merge(Database.layerMemory(), Layer.succeed(SqlGroupCommit, false))
+  layer: Layer.merge(memoryDatabase, Layer.succeed(SqlGroupCommit, false))
 }
 
 /**

@@ -114,7 +114,11 @@ const startOnce = async (env: Record<string, string | undefined>, options: Start
     for (const port of Object.values(ports)) {
       while (true) {
         if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
-        if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
+        if (Date.now() > deadline) {
+          // Not left running behind the failed start: nothing else would stop it.
+          child.kill("SIGKILL")
+          throw new Error(`the server did not start:\n${output}`)
+        }
         // Bounded: a port held by something else that never answers must not hold the wait forever.
         const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(2_000) }).then(
           (r) => r.ok,
