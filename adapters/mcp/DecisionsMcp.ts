@@ -208,7 +208,7 @@ export interface DecisionsMcpConfig {
 /**
  * An MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
  * the caller plane's key, with sessions any instance can serve (see McpSharedSessions). A route layer like
- * the HTTP contract's: requires `Decisions`, the `IdempotencyStore` and `Transactions` of the decisions
+ * the HTTP contract's: requires `Decisions`, `CallerAuthentication`, the `IdempotencyStore` and `Transactions` of the decisions
  * service, its `McpSessionStore`, the caller plane's `CallerBudget` and `RateLimits`, and is merged into its router.
  */
 export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>

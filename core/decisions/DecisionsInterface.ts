@@ -121,6 +121,4 @@ export interface DecisionsInterface {
   readonly createKey: (user: WorkspaceUser, name: string) => Effect.Effect<IssuedCallerKey, Forbidden>
   readonly rotateKey: (user: WorkspaceUser, id: string) => Effect.Effect<IssuedCallerKey, Forbidden | NotFound>
   readonly revokeKey: (user: WorkspaceUser, id: string) => Effect.Effect<ApiKey, Forbidden | NotFound>
-  /** A presented caller key: who it acts for, or undefined (unknown or revoked). */
-  readonly authenticateCaller: (presented: string) => Effect.Effect<CallerIdentity | undefined>
 }
