@@ -9,7 +9,6 @@ import { updateAction } from "./ActionUpdate.ts"
 import { isOpen, type Decision, type DecisionCreate } from "./Decision.ts"
 import { actionSummary, type DecisionAction, type RecordTarget } from "./DecisionAction.ts"
 import { settle, step, type Command } from "./DecisionMachine.ts"
-import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
@@ -17,6 +16,7 @@ import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
 import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
+import { makeDecisionWrites } from "./DecisionWrites.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
 import type { Role } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
@@ -47,7 +47,7 @@ const make = Effect.gen(function* () {
   const roles = yield* RoleStore
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
-  const notify = yield* makeDecisionNotifier
+  const writes = yield* makeDecisionWrites
   const deliveriesFor = yield* makeTransitionWebhooks
   const admin = yield* makeDecisionAdmin
 
@@ -98,7 +98,7 @@ const make = Effect.gen(function* () {
       if (Result.isFailure(result)) return yield* refusalToError(result.failure)
       const next = result.success.decision
       const deliveries = yield* deliveriesFor(result.success)
-      if (yield* notify(stored, next, decisions.save(next, stored.version, deliveries))) {
+      if (yield* writes.save(stored, next, deliveries)) {
         yield* signals.signal(id)
         return result.success.decision
       }
@@ -169,7 +169,8 @@ const make = Effect.gen(function* () {
       updatedAt: at,
       version: 0
     }
-    yield* notify(undefined, decision, Effect.as(decisions.insert(decision), true), state)
+    // The decision and the notifications it sends, in the unit of the request (its idempotency record).
+    yield* writes.insert(decision, state)
     return { decision, routing: computeRouting(decision, state) } satisfies DecisionView
   })
 
@@ -340,7 +341,7 @@ const make = Effect.gen(function* () {
       if (!Result.isSuccess(result)) continue
       const next = result.success.decision
       // Saved with its events: the hub hears that the decision's notifications are settled.
-      if (yield* notify(decision, next, decisions.save(next, decision.version, yield* deliveriesFor(result.success)))) {
+      if (yield* writes.save(decision, next, yield* deliveriesFor(result.success))) {
         expired++
         yield* signals.signal(decision.id)
       }
@@ -356,7 +357,7 @@ const make = Effect.gen(function* () {
     const updated = yield* updateAction(
       decisions,
       signals,
-      notify,
+      writes,
       { organizationId: user.organizationId, decisionId: id, actionId },
       (action, decision, now) =>
         Effect.gen(function* () {
