@@ -14,8 +14,9 @@ import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./De
 import { makeDecisionWatches } from "./DecisionWatches.ts"
 import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
-import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
-import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
+import type { DecisionsInterface, DecisionView } from "./DecisionsInterface.ts"
+import { makeDecisionLists } from "./DecisionLists.ts"
+import { DecisionStore } from "./DecisionStore.ts"
 import { makeDecisionWrites } from "./DecisionWrites.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
 import type { Role } from "./Role.ts"
@@ -24,7 +25,7 @@ import { computeRouting, mayAct, type RoleState } from "./Routing.ts"
 
 export { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 
-export type { DecisionPage, DecisionView, ListInput } from "./DecisionsInterface.ts"
+export type { DecisionListPage, DecisionPage, DecisionView, ListInput, WorkspaceList } from "./DecisionsInterface.ts"
 
 // How often a move is retried when another move changed the decision between our read and our write.
 const maxAttempts = 8
@@ -64,6 +65,7 @@ const make = Effect.gen(function* () {
   })
 
   const view = (decision: Decision) => viewWithRole(decision, undefined)
+  const lists = yield* makeDecisionLists(view)
 
   const activeRoleSlugs = (organizationId: string) =>
     Effect.map(roles.list(organizationId), (all) => all.filter((r) => r.archivedAt === undefined).map((r) => r.slug))
@@ -204,43 +206,6 @@ const make = Effect.gen(function* () {
     return yield* watches.wait(organizationId, id, deadline, endEarly)
   })
 
-  const list = Effect.fn("Decisions.list")(function* (organizationId: string, scope: DecisionScope, input: ListInput) {
-    const now = yield* nowMs
-    const rows = yield* decisions.list({
-      organizationId,
-      scope,
-      statuses: input.statuses,
-      nowIso: isoAt(now),
-      afterId: input.cursor,
-      limit: input.limit + 1
-    })
-    const settled = rows.map((d) => settle(d, now).decision)
-    const page = settled.slice(0, input.limit)
-    return {
-      decisions: page,
-      nextCursor: settled.length > input.limit ? page[page.length - 1]!.id : undefined
-    } satisfies DecisionPage
-  })
-
-  const withRouting = (decisionsOnPage: ReadonlyArray<Decision>) => Effect.forEach(decisionsOnPage, view)
-
-  const inboxScope = Effect.fnUntraced(function* (user: WorkspaceUser) {
-    return {
-      _tag: "Inbox",
-      email: user.email,
-      roleSlugs: yield* roles.heldBy(user.organizationId, user.email)
-    } satisfies DecisionScope
-  })
-
-  const unroutedScope = Effect.fnUntraced(function* (organizationId: string) {
-    const all = yield* roles.list(organizationId)
-    const routable: Array<string> = []
-    for (const role of all) {
-      if (role.archivedAt === undefined && role.memberCount > 0) routable.push(role.slug)
-    }
-    return { _tag: "Unrouted", routableRoleSlugs: routable } satisfies DecisionScope
-  })
-
   /** The role state the actor was checked against, so the answer's routing need not read it again. */
   const requireActor = Effect.fnUntraced(function* (user: WorkspaceUser, decision: Decision) {
     const state = yield* roleState(user.organizationId, decision.roleSlug)
@@ -375,10 +340,7 @@ const make = Effect.gen(function* () {
     create,
     get,
     waitForChange,
-    list,
-    withRouting,
-    inboxScope,
-    unroutedScope,
+    ...lists,
     choose,
     decline,
     askInfo,
