@@ -25,7 +25,7 @@ import { computeRouting, mayAct, type RoleState } from "./Routing.ts"
 
 export { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 
-export type { DecisionListPage, DecisionPage, DecisionView, ListInput, WorkspaceList } from "./DecisionsInterface.ts"
+export type { DecisionListPage, DecisionView } from "./DecisionsInterface.ts"
 
 // How often a move is retried when another move changed the decision between our read and our write.
 const maxAttempts = 8
@@ -354,4 +354,3 @@ const make = Effect.gen(function* () {
 })
 
 export type DecisionsService = Decisions["Service"]
-export type { Role }
