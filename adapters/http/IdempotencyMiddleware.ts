@@ -1,12 +1,8 @@
-import { Context, Schema } from "effect"
+import { Context } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
 
 /** Whose idempotency keys these are: the authenticated caller, provided by each plane's auth middleware. */
 export class IdempotencyScope extends Context.Service<IdempotencyScope, string>()("adapters/http/IdempotencyScope") {}
-
-const keyHeader = Schema.Struct({
-  "idempotency-key": Schema.optionalKey(Schema.String)
-})
 
 /** A mutation that must carry `Idempotency-Key`: a create, whose unit may share its transaction (`Transactions.shared`). */
 export class IdempotencyRequired extends HttpApiMiddleware.Service<
@@ -28,5 +24,3 @@ export class IdempotencyOptional extends HttpApiMiddleware.Service<
 export class IdempotencyCreate extends HttpApiMiddleware.Service<IdempotencyCreate, { requires: IdempotencyScope }>()(
   "adapters/http/IdempotencyCreate"
 ) {}
-
-export const IdempotencyHeaders = keyHeader

@@ -2,13 +2,13 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { McpProtocol, McpServer, Tool, Toolkit } from "effect/ai"
 import { DecisionCreate, openStatuses } from "../../core/decisions/Decision.ts"
 import { Decisions, type DecisionView } from "../../core/decisions/Decisions.ts"
+import { publicDecision } from "../../core/decisions/DecisionView.ts"
 import { IdempotencyStore } from "../../core/idempotency/IdempotencyStore.ts"
 import { Transactions } from "../../core/kernel/Transactions.ts"
 import { ServerDraining } from "../http/ServiceHttp.ts"
 import { Decisions as L } from "../../core/kernel/Limits.ts"
 import { defaultPageLimit, PageLimit } from "../../core/kernel/Paging.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
-import { toApiDecision } from "../http/decisions/Handlers.ts"
 import { DecisionId, DecisionResponse, InfoResponseBody } from "../http/decisions/Schemas.ts"
 import { McpCallerAuth } from "./McpCallerAuth.ts"
 import { defaultMcpSessionLimits, mcpSharedSessionRoutes, type McpSessionLimits } from "./McpSharedSessions.ts"
@@ -116,12 +116,12 @@ export const DecisionsTools = Toolkit.make(RequestDecision, GetDecision, ListPen
 
 /** As the HTTP caller plane: `url` (the page's address in the workspace) on request_decision and get_decision. */
 const one = (view: DecisionView, workspace?: string) => ({
-  decision: toApiDecision(view.decision, view.routing, false, workspace)
+  decision: publicDecision(view.decision, { routing: view.routing, workspace })
 })
 
 /** The detail read also carries `actions`, as the HTTP caller plane's GET does. */
 const detail = (view: DecisionView, workspace?: string) => ({
-  decision: toApiDecision(view.decision, view.routing, true, workspace)
+  decision: publicDecision(view.decision, { routing: view.routing, actions: true, workspace })
 })
 
 /** The tools over the decisions use cases; each reads the caller the `/mcp` auth middleware resolved. */
@@ -170,14 +170,13 @@ export const DecisionsToolHandlers = (config: {
             Effect.gen(function* () {
               const caller = yield* CurrentCaller
               const { cursor, limit } = yield* decodeArguments(ListPendingArguments)(params)
-              const page = yield* decisions.list(
-                caller.organizationId,
-                { _tag: "All" },
-                { statuses: openStatuses, cursor, limit: limit ?? defaultPageLimit }
-              )
-              const views = yield* decisions.withRouting(page.decisions)
+              const page = yield* decisions.listForCaller(caller, {
+                statuses: openStatuses,
+                cursor,
+                limit: limit ?? defaultPageLimit
+              })
               return {
-                decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
+                decisions: page.items.map((item) => publicDecision(item.decision, { routing: item.routing })),
                 ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
               }
             })
@@ -208,7 +207,7 @@ export interface DecisionsMcpConfig {
 /**
  * An MCP server (Streamable HTTP) at `/mcp` on the decisions listener, behind
  * the caller plane's key, with sessions any instance can serve (see McpSharedSessions). A route layer like
- * the HTTP contract's: requires `Decisions`, the `IdempotencyStore` and `Transactions` of the decisions
+ * the HTTP contract's: requires `Decisions`, `CallerAuthentication`, the `IdempotencyStore` and `Transactions` of the decisions
  * service, its `McpSessionStore`, the caller plane's `CallerBudget` and `RateLimits`, and is merged into its router.
  */
 export const decisionsMcpRoutes = (config: DecisionsMcpConfig) =>

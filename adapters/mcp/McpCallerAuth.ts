@@ -1,7 +1,7 @@
 import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
-import { Decisions } from "../../core/decisions/Decisions.ts"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { RateLimits } from "../../core/kernel/RateLimit.ts"
 import { CallerBudget } from "../http/decisions/CallerBudget.ts"
 import { CurrentCaller } from "../http/decisions/Auth.ts"
@@ -16,13 +16,13 @@ import { budgetRefusal } from "../http/RateLimits.ts"
  */
 export const McpCallerAuth = HttpRouter.middleware<{ provides: CurrentCaller }>()(
   Effect.gen(function* () {
-    const decisions = yield* Decisions
+    const callers = yield* CallerAuthentication
     const budget = yield* CallerBudget
     const limits = yield* RateLimits
     return (httpEffect) =>
       Effect.gen(function* () {
         const credential = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
-        const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
+        const caller = yield* callers.authenticate(Redacted.value(credential))
         if (caller === undefined) return errorResponse("UNAUTHORIZED")
         const refused = yield* budgetRefusal(limits, budget, `key:${caller.keyId}`)
         if (refused !== undefined) return refused

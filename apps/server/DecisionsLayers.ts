@@ -12,6 +12,7 @@ import { OrganizationStatusesMemory } from "../../adapters/memory/OrganizationSt
 import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import type { RetryPolicy } from "../../core/kernel/RetryPolicy.ts"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
@@ -83,7 +84,7 @@ export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
   ).pipe(Layer.provide(Layer.merge(adapters.recordUpdater, adapters.webhookSender)))
   return DecisionPages.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers)),
-    Layer.provideMerge(Decisions.layer),
+    Layer.provideMerge(Layer.merge(Decisions.layer, CallerAuthentication.layer)),
     Layer.provideMerge(Layer.merge(adapters.data, IdGeneratorUlid))
   )
 }

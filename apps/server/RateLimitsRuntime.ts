@@ -3,7 +3,6 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import type { RedisError } from "effect/persistence/Redis"
 import type { SqlClient, SqlError } from "effect/sql"
-import { RateLimitsFromStore } from "../../adapters/http/RateLimits.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
 import { RateLimiterStoreSql } from "../../adapters/sql/ratelimits/RateLimiterStoreSql.ts"
@@ -36,7 +35,3 @@ export const RateLimiterStoreFromConfig = (
   }
   return RateLimiter.layerStoreMemory
 }
-
-/** The rate-limit port over the store of the configuration (every service's budgets). */
-export const RateLimitsFromConfig = (config: RateLimitStoreConfig) =>
-  RateLimitsFromStore.pipe(Layer.provide(RateLimiterStoreFromConfig(config)))

@@ -2,9 +2,9 @@ import { Clock, Effect } from "effect"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import type { Decision } from "./Decision.ts"
 import type { DecisionAction } from "./DecisionAction.ts"
-import type { DecisionNotifier } from "./DecisionNotifications.ts"
 import type { DecisionSignals } from "./DecisionSignals.ts"
 import type { DecisionStore } from "./DecisionStore.ts"
+import type { DecisionWrites } from "./DecisionWrites.ts"
 
 // How often a write is retried when another write changed the decision between our read and our write.
 const maxAttempts = 8
@@ -12,14 +12,15 @@ const maxAttempts = 8
 /**
  * Changes one record action of a decision with optimistic concurrency, retrying when another write got
  * there first, and wakes the decision's readers. The save and the notifications it implies (a dead-lettered
- * action tells the organization's admins) are one unit of work through `notify`. `change` sees the action, its decision as stored and the
- * time; it answers the action's next state, or undefined to leave it alone. Answers the saved decision and
- * action, or undefined when the decision or action is missing (or `change` declined).
+ * action tells the organization's admins) are one unit of work (DecisionWrites.ts). `change` sees the action,
+ * its decision as stored and the time; it answers the action's next state, or undefined to leave it alone.
+ * Answers the saved decision and action, or undefined when the decision or action is missing (or `change`
+ * declined).
  */
 export const updateAction = Effect.fnUntraced(function* <E, R>(
   store: DecisionStore["Service"],
   signals: DecisionSignals["Service"],
-  notify: DecisionNotifier,
+  writes: DecisionWrites,
   target: { readonly organizationId: string; readonly decisionId: string; readonly actionId: string },
   change: (action: DecisionAction, decision: Decision, nowMs: number) => Effect.Effect<DecisionAction | undefined, E, R>
 ) {
@@ -36,7 +37,7 @@ export const updateAction = Effect.fnUntraced(function* <E, R>(
       updatedAt: isoAt(Math.max(now, epochMs(stored.updatedAt))),
       version: stored.version + 1
     }
-    if (yield* notify(stored, saved, store.save(saved, stored.version))) {
+    if (yield* writes.save(stored, saved)) {
       yield* signals.signal(target.decisionId)
       return { decision: saved, action: next }
     }

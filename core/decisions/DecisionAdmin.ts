@@ -1,6 +1,5 @@
 import { Clock, Effect } from "effect"
-import { hashSecret, issueSecret } from "../auth/IssuedSecret.ts"
-import { OrganizationStatuses } from "../events/OrganizationStatuses.ts"
+import { issueSecret } from "../auth/IssuedSecret.ts"
 import { normalizeEmail } from "../kernel/Email.ts"
 import { Forbidden, NotFound } from "../kernel/Errors.ts"
 import { IdGenerator } from "../kernel/Ids.ts"
@@ -33,14 +32,13 @@ const nowMs = Clock.currentTimeMillis
 
 /**
  * The organization's administration of the decisions service: its roles and who holds them, and its caller
- * keys, plus the caller plane's key check. Part of the Decisions service (its interface lists these methods).
+ * keys. Part of the Decisions service (its interface lists these methods).
  */
 export const makeDecisionAdmin = Effect.gen(function* () {
   const roles = yield* RoleStore
   const keys = yield* CallerKeyStore
   const ids = yield* IdGenerator
   const transactions = yield* Transactions
-  const statuses = yield* OrganizationStatuses
   const tellRoleLost = yield* makeRoleLossNotifier
 
   // ---- roles (admins) ----
@@ -169,20 +167,6 @@ export const makeDecisionAdmin = Effect.gen(function* () {
     return key
   })
 
-  /**
-   * The caller plane's credential check: the key's hash must match an active key of an organization that is
-   * not suspended (the hub's `organization.status.changed` fact); a suspended organization's key is refused
-   * as an unknown one, and works again once the organization is active. Untraced: it runs on every caller
-   * request, inside the request's own span.
-   */
-  const authenticateCaller = Effect.fnUntraced(function* (presented: string) {
-    if (!presented.startsWith("dcd_")) return undefined
-    const key = yield* keys.findActive(hashSecret(presented))
-    if (key === undefined || (yield* statuses.organizationSuspended(key.organizationId))) return undefined
-    yield* keys.touch(key.id, isoAt(yield* nowMs))
-    return { organizationId: key.organizationId, callerName: key.name, keyId: key.id } satisfies CallerIdentity
-  })
-
   return {
     listRoles,
     createRole,
@@ -194,7 +178,6 @@ export const makeDecisionAdmin = Effect.gen(function* () {
     listKeys,
     createKey,
     rotateKey,
-    revokeKey,
-    authenticateCaller
+    revokeKey
   }
 })

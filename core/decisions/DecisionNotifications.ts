@@ -1,9 +1,8 @@
 import { Effect } from "effect"
-import { ProducerOutbox, type ProducerEvent } from "../events/ProducerOutbox.ts"
+import type { ProducerEvent } from "../events/ProducerOutbox.ts"
 import { stableUlid } from "../events/StableId.ts"
 import { emailsEqual, isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { epochMs } from "../kernel/Timestamp.ts"
-import { Transactions } from "../kernel/Transactions.ts"
 import { isOpen, type Decision } from "./Decision.ts"
 import { OrganizationAdmins } from "./OrganizationAdmins.ts"
 import { RoleStore, type RoleWithHolders } from "./RoleStore.ts"
@@ -229,14 +228,13 @@ export const notificationsFor = (
 }
 
 /**
- * Saves a decision's change together with the notifications it implies: `write` (an insert or an
- * optimistic save answering whether it applied) and the events run as one unit of work, so the hub hears of
- * a change exactly when it is stored. The role's holders and the admins are read only when a change needs
- * them, inside the same unit.
+ * What a change from `before` (undefined: the decision is new) to `after` announces, and to whom: the events
+ * of `notificationsFor`, for the role's holders and the organization's admins as they are now. Those are read
+ * only when a change needs them; run it inside the unit of work that writes the change, so they are read as
+ * the change is written. It writes nothing: the use case writes the events with its change
+ * (DecisionWrites.ts).
  */
-export const makeDecisionNotifier = Effect.gen(function* () {
-  const transactions = yield* Transactions
-  const outbox = yield* ProducerOutbox
+export const makeDecisionAnnouncements = Effect.gen(function* () {
   const roles = yield* RoleStore
   const admins = yield* OrganizationAdmins
 
@@ -256,24 +254,14 @@ export const makeDecisionNotifier = Effect.gen(function* () {
     return { holders, admins: needsAdmins ? yield* admins.list(decision.organizationId) : [] } satisfies Audience
   })
 
-  return <R>(
+  return Effect.fnUntraced(function* (
     before: Decision | undefined,
     after: Decision,
-    write: Effect.Effect<boolean, never, R>,
-    /** The decision's role and holders as this unit already read them, so they are not read again. */
+    /** The decision's role and holders as the unit already read them, so they are not read again. */
     known?: RoleWithHolders
-  ) =>
-    // Joined, not nested: `write` cannot fail, so a failure here is a defect that undoes the whole unit.
-    transactions.join(
-      Effect.gen(function* () {
-        if (!(yield* write)) return false
-        const found = notables(before, after)
-        if (found.length === 0) return true
-        const audience = yield* audienceFor(after, found, known)
-        yield* Effect.forEach(notificationsFor(before, after, audience), outbox.enqueue, { discard: true })
-        return true
-      })
-    )
+  ) {
+    const found = notables(before, after)
+    if (found.length === 0) return []
+    return notificationsFor(before, after, yield* audienceFor(after, found, known))
+  })
 })
-
-export type DecisionNotifier = Effect.Success<typeof makeDecisionNotifier>

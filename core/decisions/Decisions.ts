@@ -9,14 +9,15 @@ import { updateAction } from "./ActionUpdate.ts"
 import { isOpen, type Decision, type DecisionCreate } from "./Decision.ts"
 import { actionSummary, type DecisionAction, type RecordTarget } from "./DecisionAction.ts"
 import { settle, step, type Command } from "./DecisionMachine.ts"
-import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
 import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
-import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
-import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
+import type { DecisionsInterface, DecisionView } from "./DecisionsInterface.ts"
+import { makeDecisionLists } from "./DecisionLists.ts"
+import { DecisionStore } from "./DecisionStore.ts"
+import { makeDecisionWrites } from "./DecisionWrites.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
 import type { Role } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
@@ -24,7 +25,7 @@ import { computeRouting, mayAct, type RoleState } from "./Routing.ts"
 
 export { requireAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 
-export type { DecisionPage, DecisionView, ListInput } from "./DecisionsInterface.ts"
+export type { DecisionListPage, DecisionView } from "./DecisionsInterface.ts"
 
 // How often a move is retried when another move changed the decision between our read and our write.
 const maxAttempts = 8
@@ -47,7 +48,7 @@ const make = Effect.gen(function* () {
   const roles = yield* RoleStore
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
-  const notify = yield* makeDecisionNotifier
+  const writes = yield* makeDecisionWrites
   const deliveriesFor = yield* makeTransitionWebhooks
   const admin = yield* makeDecisionAdmin
 
@@ -64,6 +65,7 @@ const make = Effect.gen(function* () {
   })
 
   const view = (decision: Decision) => viewWithRole(decision, undefined)
+  const lists = yield* makeDecisionLists(view)
 
   const activeRoleSlugs = (organizationId: string) =>
     Effect.map(roles.list(organizationId), (all) => all.filter((r) => r.archivedAt === undefined).map((r) => r.slug))
@@ -98,7 +100,7 @@ const make = Effect.gen(function* () {
       if (Result.isFailure(result)) return yield* refusalToError(result.failure)
       const next = result.success.decision
       const deliveries = yield* deliveriesFor(result.success)
-      if (yield* notify(stored, next, decisions.save(next, stored.version, deliveries))) {
+      if (yield* writes.save(stored, next, deliveries)) {
         yield* signals.signal(id)
         return result.success.decision
       }
@@ -169,7 +171,8 @@ const make = Effect.gen(function* () {
       updatedAt: at,
       version: 0
     }
-    yield* notify(undefined, decision, Effect.as(decisions.insert(decision), true), state)
+    // The decision and the notifications it sends, in the unit of the request (its idempotency record).
+    yield* writes.insert(decision, state)
     return { decision, routing: computeRouting(decision, state) } satisfies DecisionView
   })
 
@@ -201,43 +204,6 @@ const make = Effect.gen(function* () {
   ) {
     const deadline = (yield* nowMs) + Math.min(seconds, L.waitMaxSeconds) * 1000
     return yield* watches.wait(organizationId, id, deadline, endEarly)
-  })
-
-  const list = Effect.fn("Decisions.list")(function* (organizationId: string, scope: DecisionScope, input: ListInput) {
-    const now = yield* nowMs
-    const rows = yield* decisions.list({
-      organizationId,
-      scope,
-      statuses: input.statuses,
-      nowIso: isoAt(now),
-      afterId: input.cursor,
-      limit: input.limit + 1
-    })
-    const settled = rows.map((d) => settle(d, now).decision)
-    const page = settled.slice(0, input.limit)
-    return {
-      decisions: page,
-      nextCursor: settled.length > input.limit ? page[page.length - 1]!.id : undefined
-    } satisfies DecisionPage
-  })
-
-  const withRouting = (decisionsOnPage: ReadonlyArray<Decision>) => Effect.forEach(decisionsOnPage, view)
-
-  const inboxScope = Effect.fnUntraced(function* (user: WorkspaceUser) {
-    return {
-      _tag: "Inbox",
-      email: user.email,
-      roleSlugs: yield* roles.heldBy(user.organizationId, user.email)
-    } satisfies DecisionScope
-  })
-
-  const unroutedScope = Effect.fnUntraced(function* (organizationId: string) {
-    const all = yield* roles.list(organizationId)
-    const routable: Array<string> = []
-    for (const role of all) {
-      if (role.archivedAt === undefined && role.memberCount > 0) routable.push(role.slug)
-    }
-    return { _tag: "Unrouted", routableRoleSlugs: routable } satisfies DecisionScope
   })
 
   /** The role state the actor was checked against, so the answer's routing need not read it again. */
@@ -340,7 +306,7 @@ const make = Effect.gen(function* () {
       if (!Result.isSuccess(result)) continue
       const next = result.success.decision
       // Saved with its events: the hub hears that the decision's notifications are settled.
-      if (yield* notify(decision, next, decisions.save(next, decision.version, yield* deliveriesFor(result.success)))) {
+      if (yield* writes.save(decision, next, yield* deliveriesFor(result.success))) {
         expired++
         yield* signals.signal(decision.id)
       }
@@ -356,7 +322,7 @@ const make = Effect.gen(function* () {
     const updated = yield* updateAction(
       decisions,
       signals,
-      notify,
+      writes,
       { organizationId: user.organizationId, decisionId: id, actionId },
       (action, decision, now) =>
         Effect.gen(function* () {
@@ -374,10 +340,7 @@ const make = Effect.gen(function* () {
     create,
     get,
     waitForChange,
-    list,
-    withRouting,
-    inboxScope,
-    unroutedScope,
+    ...lists,
     choose,
     decline,
     askInfo,
@@ -391,4 +354,3 @@ const make = Effect.gen(function* () {
 })
 
 export type DecisionsService = Decisions["Service"]
-export type { Role }

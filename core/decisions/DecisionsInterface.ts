@@ -19,6 +19,20 @@ export interface DecisionPage {
   readonly nextCursor: string | undefined
 }
 
+/** One decision of a list, with its routing where the list shows it. */
+export interface DecisionListItem {
+  readonly decision: Decision
+  readonly routing?: Routing | undefined
+}
+
+export interface DecisionListPage {
+  readonly items: ReadonlyArray<DecisionListItem>
+  readonly nextCursor: string | undefined
+}
+
+/** The workspace's lists: the person's inbox, all the organization's decisions, those nobody can act on. */
+export type WorkspaceList = "inbox" | "all" | "unrouted"
+
 export interface ListInput {
   readonly statuses?: ReadonlyArray<DecisionStatus> | undefined
   readonly cursor?: string | undefined
@@ -58,7 +72,10 @@ export interface DecisionsInterface {
     endEarly?: Effect.Effect<void> | undefined
   ) => Effect.Effect<DecisionView, NotFound>
   readonly list: (organizationId: string, scope: DecisionScope, input: ListInput) => Effect.Effect<DecisionPage>
-  readonly withRouting: (decisions: ReadonlyArray<Decision>) => Effect.Effect<Array<DecisionView>>
+  /** The caller plane's list (HTTP and the agent tools): the organization's decisions, each with its routing. */
+  readonly listForCaller: (caller: CallerIdentity, input: ListInput) => Effect.Effect<DecisionListPage>
+  /** A workspace list (the API and the pages); only the unrouted list carries routing. */
+  readonly listForUser: (user: WorkspaceUser, list: WorkspaceList, input: ListInput) => Effect.Effect<DecisionListPage>
   /** What the user may act on: decisions routed to a role they hold, or assigned to them. */
   readonly inboxScope: (user: WorkspaceUser) => Effect.Effect<Extract<DecisionScope, { readonly _tag: "Inbox" }>>
   /** Open decisions nobody can act on. */
@@ -121,6 +138,4 @@ export interface DecisionsInterface {
   readonly createKey: (user: WorkspaceUser, name: string) => Effect.Effect<IssuedCallerKey, Forbidden>
   readonly rotateKey: (user: WorkspaceUser, id: string) => Effect.Effect<IssuedCallerKey, Forbidden | NotFound>
   readonly revokeKey: (user: WorkspaceUser, id: string) => Effect.Effect<ApiKey, Forbidden | NotFound>
-  /** A presented caller key: who it acts for, or undefined (unknown or revoked). */
-  readonly authenticateCaller: (presented: string) => Effect.Effect<CallerIdentity | undefined>
 }

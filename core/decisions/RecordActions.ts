@@ -6,9 +6,9 @@ import { defaultRetryPolicy, stepAction, type ActionEvent } from "./ActionMachin
 import type { RetryPolicy } from "../kernel/RetryPolicy.ts"
 import { updateAction } from "./ActionUpdate.ts"
 import { actionDueAt, type DecisionAction } from "./DecisionAction.ts"
-import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore } from "./DecisionStore.ts"
+import { makeDecisionWrites } from "./DecisionWrites.ts"
 import { requireAdmin, type WorkspaceUser } from "./Decisions.ts"
 import { RecordStoreCredentials } from "./RecordStoreCredentials.ts"
 import { RecordUpdater } from "./RecordUpdater.ts"
@@ -62,7 +62,7 @@ const make = (config: RecordActionsConfig) =>
     const credentials = yield* RecordStoreCredentials
     const updater = yield* RecordUpdater
     const signals = yield* DecisionSignals
-    const notify = yield* makeDecisionNotifier
+    const writes = yield* makeDecisionWrites
     const policy = config.retryPolicy ?? defaultRetryPolicy
     const leaseMs = config.leaseMs ?? 5 * 60 * 1000
 
@@ -72,7 +72,7 @@ const make = (config: RecordActionsConfig) =>
       actionId: string,
       change: (action: DecisionAction, nowMs: number) => Effect.Effect<DecisionAction | undefined>
     ) =>
-      updateAction(store, signals, notify, { organizationId, decisionId, actionId }, (action, _, now) =>
+      updateAction(store, signals, writes, { organizationId, decisionId, actionId }, (action, _, now) =>
         change(action, now)
       )
 

@@ -145,9 +145,6 @@ export interface UserPreferences {
 
 export const defaultPreferences: UserPreferences = { serviceVisible: {}, channels: ["bell", "email"] }
 
-/** A write that names a row that does not exist, or would break a uniqueness rule. */
-export type DirectoryConflict = "email_taken" | "already_member"
-
 /** Whom a notification is for: the user and their notification preferences. */
 export interface Recipient {
   readonly user: User

@@ -3,10 +3,6 @@ import type { ErrorCode } from "./ErrorCode.ts"
 import { safeMessage } from "./SafeMessage.ts"
 
 /** Every success is `{data}`, every failure `{error: {code, message, details?}}`. */
-export interface SuccessEnvelope<A> {
-  readonly data: A
-}
-
 export interface ErrorBody {
   readonly code: string
   readonly message: string
@@ -17,8 +13,6 @@ export interface ErrorBody {
 export interface ErrorEnvelope {
   readonly error: ErrorBody
 }
-
-export const success = <A>(data: A): SuccessEnvelope<A> => ({ data })
 
 /** Builds a failure envelope; the message passes the user-safety guard or is replaced by the code's own. */
 export const failure = (code: ErrorCode, message?: string, details?: unknown): ErrorEnvelope => ({

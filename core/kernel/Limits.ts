@@ -71,15 +71,6 @@ export const Decisions = {
   waitMaxSeconds: 60
 } as const
 
-export const Tasks = {
-  titleMax: 120,
-  descriptionMax: 500,
-  projectSearchMinLength: 2,
-  projectSearchMaxResults: 10,
-  activeBoardDoneWithinDays: 30,
-  historyDaysDefault: 30
-} as const
-
 export const Idempotency = {
   keyMax: 255,
   // "Kept at least 24 hours."

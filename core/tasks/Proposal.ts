@@ -5,11 +5,7 @@ import type { Fields } from "./RecordStore.ts"
 export const AiStatuses = ["To Consider", "Accepted", "Rejected"] as const
 export type AiStatus = (typeof AiStatuses)[number]
 
-export type { ProposalAction, ProposalChange } from "./ProposalInput.ts"
-export { ProposalActions } from "./ProposalInput.ts"
-
-/** Every action but `create_task` changes an existing task, so its proposal names one (`taskId`). */
-export const targetsTask = (change: ProposalChange): boolean => change.action !== "create_task"
+export type { ProposalChange } from "./ProposalInput.ts"
 
 /**
  * The fields of the target task an accepted change sets: exactly the change, nothing else. `assigneeId`

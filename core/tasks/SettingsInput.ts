@@ -28,7 +28,6 @@ export const SettingsPatchBody = inputSchema(
   })
 )
 export type SettingsPatchBody = Loose<typeof SettingsPatchBody.Encoded>
-export type SettingsPatch = typeof SettingsPatchBody.Type
 
 export const apiKeyNameMaxLength = 100
 

@@ -36,8 +36,6 @@ export const CreateTaskBody = inputSchema(
 )
 /** The create body as it arrives. */
 export type CreateTaskBody = Loose<typeof CreateTaskBody.Encoded>
-/** The create body decoded: canonical values. */
-export type CreateTask = typeof CreateTaskBody.Type
 
 /**
  * What a new task has where its body says nothing. Applied by the use case rather than by the schema, so a
@@ -69,5 +67,3 @@ export const PatchTaskBody = inputSchema(
   })
 )
 export type PatchTaskBody = Loose<typeof PatchTaskBody.Encoded>
-/** The patch decoded: canonical values, cleared texts empty; `null` clears the dates, the estimate and the project. */
-export type TaskPatch = typeof PatchTaskBody.Type

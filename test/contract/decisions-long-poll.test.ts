@@ -6,6 +6,7 @@ import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
@@ -17,7 +18,7 @@ class DecisionReads extends Context.Service<DecisionReads, { count: number }>()(
 
 /** The decisions use cases over `data`, their decision store counting its reads of one decision. */
 const countingReads = <E>(data: Layer.Layer<Layer.Success<typeof memoryData>, E>) =>
-  Decisions.layer.pipe(
+  Layer.merge(Decisions.layer, CallerAuthentication.layer).pipe(
     Layer.provideMerge(
       Layer.effectContext(
         Effect.map(Effect.context<DecisionStore>(), (context) => {
@@ -64,7 +65,7 @@ const organization = Effect.gen(function* () {
   yield* decisions.createRole(admin, { slug: "ops", name: "Ops" })
   yield* decisions.assign(admin, "ops", admin.email)
   const key = yield* decisions.createKey(admin, "agent")
-  const caller = (yield* decisions.authenticateCaller(key.plaintext)) as CallerIdentity
+  const caller = (yield* (yield* CallerAuthentication).authenticate(key.plaintext)) as CallerIdentity
   return { admin, caller }
 })
 

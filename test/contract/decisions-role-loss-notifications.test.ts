@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { OrganizationAdmins } from "../../core/decisions/OrganizationAdmins.ts"
 import { ProducerOutbox, type ProducerEvent } from "../../core/events/ProducerOutbox.ts"
@@ -24,7 +25,7 @@ const unroutedOf = (events: ReadonlyArray<ProducerEvent>) =>
 
 const suite = (
   name: string,
-  layer: Layer.Layer<Decisions | ProducerOutbox | OrganizationAdmins | Transactions>,
+  layer: Layer.Layer<Decisions | CallerAuthentication | ProducerOutbox | OrganizationAdmins | Transactions>,
   /** The memory adapters cannot undo a unit's writes (they die with their process instead). */
   undoes: boolean
 ) =>
@@ -39,7 +40,7 @@ const suite = (
       yield* decisions.assign(admin, "finance", "bob@acme.test")
       yield* decisions.assign(admin, "legal", "lee@acme.test")
       const key = yield* decisions.createKey(admin, "agent")
-      const caller = (yield* decisions.authenticateCaller(key.plaintext)) as CallerIdentity
+      const caller = (yield* (yield* CallerAuthentication).authenticate(key.plaintext)) as CallerIdentity
       const ask = (title: string, roleSlug: string, extra: { directAssigneeEmail?: string } = {}) =>
         Effect.map(
           decisions.create(caller, { title, roleSlug, options: [{ label: "Yes" }, { label: "No" }], ...extra }),

@@ -10,6 +10,7 @@ import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
 import type { Decision } from "../../core/decisions/Decision.ts"
 import { step, type Command } from "../../core/decisions/DecisionMachine.ts"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import type { CallerKeyStore } from "../../core/decisions/CallerKeyStore.ts"
 import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
@@ -61,7 +62,7 @@ const racingStack = <E>(
     E
   >
 ) =>
-  Layer.merge(Decisions.layer, testWebhooks).pipe(
+  Layer.mergeAll(Decisions.layer, CallerAuthentication.layer, testWebhooks).pipe(
     Layer.provideMerge(
       Layer.effectContext(
         Effect.map(Effect.context<DecisionStore>(), (context) =>
@@ -128,7 +129,10 @@ const later = (clock: Clock.Clock): Clock.Clock => ({
 })
 
 describe.each(backends)("decisions move once per version under racing commands (property, $name)", (backend) => {
-  let runtime: ManagedRuntime.ManagedRuntime<Decisions | Webhooks | DecisionStore | WebhookOutbox, unknown>
+  let runtime: ManagedRuntime.ManagedRuntime<
+    Decisions | CallerAuthentication | Webhooks | DecisionStore | WebhookOutbox,
+    unknown
+  >
   beforeAll(() => {
     runtime = ManagedRuntime.make(backend.stack())
   })
@@ -154,7 +158,7 @@ describe.each(backends)("decisions move once per version under racing commands (
             yield* decisions.createRole(admin, { slug: "ops", name: "Ops" })
             yield* decisions.assign(admin, "ops", person("a").email)
             yield* decisions.assign(admin, "ops", person("b").email)
-            const caller = (yield* decisions.authenticateCaller(
+            const caller = (yield* (yield* CallerAuthentication).authenticate(
               (yield* decisions.createKey(admin, "agent")).plaintext
             )) as CallerIdentity
             yield* (yield* Webhooks).register(caller, "http://127.0.0.1:9/hook")

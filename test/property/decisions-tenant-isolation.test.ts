@@ -2,6 +2,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fc from "fast-check"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { pglite } from "../support/Databases.ts"
 import { DecisionsMemory } from "../support/DecisionsMemory.ts"
@@ -60,7 +61,7 @@ describe.each(backends)("decisions tenant isolation (property, $name)", (backend
               yield* decisions.createRole(admin(org), { slug: "ops", name: "Ops" })
               yield* decisions.assign(admin(org), "ops", admin(org).email)
               const created = yield* decisions.createKey(admin(org), "agent")
-              const caller = yield* decisions.authenticateCaller(created.plaintext)
+              const caller = yield* (yield* CallerAuthentication).authenticate(created.plaintext)
               assert.isDefined(caller)
               callers.set(org, caller!)
             }

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { DecisionStore } from "../../core/decisions/DecisionStore.ts"
 import { isoAt } from "../../core/kernel/Timestamp.ts"
@@ -13,7 +14,7 @@ const setUp = Effect.gen(function* () {
   yield* decisions.createRole(admin, { slug: "ops", name: "Ops" })
   yield* decisions.assign(admin, "ops", admin.email)
   const key = yield* decisions.createKey(admin, "agent")
-  return (yield* decisions.authenticateCaller(key.plaintext)) as CallerIdentity
+  return (yield* (yield* CallerAuthentication).authenticate(key.plaintext)) as CallerIdentity
 })
 
 describe("decision expiry", () => {

@@ -2,7 +2,7 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { verify as verifyIdentityToken } from "../../../core/auth/IdentityToken.ts"
 import { checkStaticKey } from "../../../core/auth/StaticKey.ts"
-import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { CallerAuthentication } from "../../../core/decisions/CallerAuthentication.ts"
 import { OrganizationStatuses } from "../../../core/events/OrganizationStatuses.ts"
 import { OrganizationAdmins } from "../../../core/decisions/OrganizationAdmins.ts"
 import { isoAt } from "../../../core/kernel/Timestamp.ts"
@@ -35,13 +35,13 @@ export const CallerAuthLayer = (_config: DecisionsAuthConfig) =>
   Layer.effect(
     CallerAuth,
     Effect.gen(function* () {
-      const decisions = yield* Decisions
+      const callers = yield* CallerAuthentication
       const budget = yield* CallerBudget
       const limits = yield* RateLimits
       return CallerAuth.of({
         callerKey: (httpEffect, { credential }) =>
           Effect.gen(function* () {
-            const caller = yield* decisions.authenticateCaller(Redacted.value(credential))
+            const caller = yield* callers.authenticate(Redacted.value(credential))
             if (caller === undefined) return unauthorized()
             const refused = yield* budgetRefusal(limits, budget, `key:${caller.keyId}`)
             if (refused !== undefined) return refused

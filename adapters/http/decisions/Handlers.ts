@@ -1,14 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import type { Decision } from "../../../core/decisions/Decision.ts"
-import { Decisions, type DecisionView } from "../../../core/decisions/Decisions.ts"
-import { decisionLink } from "../../../core/decisions/DecisionNotifications.ts"
+import { Decisions, type DecisionListPage, type DecisionView } from "../../../core/decisions/Decisions.ts"
 import { publicDecision } from "../../../core/decisions/DecisionView.ts"
 import { RecordActions } from "../../../core/decisions/RecordActions.ts"
 import { Templates } from "../../../core/decisions/Templates.ts"
 import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
 import { Webhooks } from "../../../core/decisions/Webhooks.ts"
-import type { DecisionScope } from "../../../core/decisions/DecisionStore.ts"
 import { defaultPageLimit } from "../../../core/kernel/Paging.ts"
 import { answerDecisions, type DecisionsDomainError } from "../ErrorResponse.ts"
 import { ServerDraining } from "../ServiceHttp.ts"
@@ -28,31 +25,21 @@ export const WorkspaceAddress = Context.Reference<string | undefined>("adapters/
   defaultValue: () => undefined
 })
 
-/** The absolute address of a decision's page in the workspace at `workspace`. */
-export const decisionPageUrl = (workspace: string, decisionId: string): string =>
-  `${workspace.replace(/\/+$/, "")}${decisionLink(decisionId)}`
-
-/**
- * The decision as the contract shows it: without the internal version, with routing where given, with its
- * actions (names, never values) when `withActions`, and with its page's `url` when the workspace is given.
- */
-export const toApiDecision = (
-  decision: Decision,
-  routing?: DecisionView["routing"],
-  withActions = false,
-  workspace?: string
-) => ({
-  ...publicDecision(decision, { routing, actions: withActions }),
-  ...(workspace === undefined ? {} : { url: decisionPageUrl(workspace, decision.id) })
-})
-
 const one = (view: DecisionView, workspace?: string) => ({
-  data: { decision: toApiDecision(view.decision, view.routing, false, workspace) }
+  data: { decision: publicDecision(view.decision, { routing: view.routing, workspace }) }
 })
 
 /** Detail, choose, decline, route and retry answers carry `actions`. */
 const detail = (view: DecisionView, workspace?: string) => ({
-  data: { decision: toApiDecision(view.decision, view.routing, true, workspace) }
+  data: { decision: publicDecision(view.decision, { routing: view.routing, actions: true, workspace }) }
+})
+
+/** A page of a list, each decision as the contract shows it. */
+const listAnswer = (page: DecisionListPage) => ({
+  data: {
+    decisions: page.items.map((item) => publicDecision(item.decision, { routing: item.routing })),
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+  }
 })
 
 /** Work for the person of the workspace session, its domain failures answered in the decisions envelope. */
@@ -96,21 +83,13 @@ export const CallerHandlers = HttpApiBuilder.group(DecisionsApi, "caller", (hand
         ),
       list: ({ query }) =>
         answerDecisions(
-          Effect.gen(function* () {
-            const caller = yield* CurrentCaller
-            const page = yield* decisions.list(
-              caller.organizationId,
-              { _tag: "All" },
-              { statuses: query.status, cursor: query.cursor, limit: query.limit ?? defaultPageLimit }
-            )
-            const views = yield* decisions.withRouting(page.decisions)
-            return {
-              data: {
-                decisions: views.map((v) => toApiDecision(v.decision, v.routing)),
-                ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
-              }
-            }
-          })
+          Effect.flatMap(CurrentCaller, (caller) =>
+            decisions.listForCaller(caller, {
+              statuses: query.status,
+              cursor: query.cursor,
+              limit: query.limit ?? defaultPageLimit
+            })
+          ).pipe(Effect.map(listAnswer))
         ),
       infoResponse: ({ params, payload }) =>
         answerDecisions(
@@ -133,29 +112,13 @@ export const WorkspaceDecisionHandlers = HttpApiBuilder.group(DecisionsApi, "wor
     return handlers.handleAll({
       list: ({ query }) =>
         answerDecisions(
-          Effect.gen(function* () {
-            const user = yield* CurrentUser
-            const scopeName = query.scope ?? "inbox"
-            const scope: DecisionScope =
-              scopeName === "all"
-                ? { _tag: "All" }
-                : scopeName === "unrouted"
-                  ? yield* decisions.unroutedScope(user.organizationId)
-                  : yield* decisions.inboxScope(user)
-            const page = yield* decisions.list(user.organizationId, scope, {
+          Effect.flatMap(CurrentUser, (user) =>
+            decisions.listForUser(user, query.scope ?? "inbox", {
               statuses: query.status,
               cursor: query.cursor,
               limit: query.limit ?? defaultPageLimit
             })
-            // Routing is on unrouted list items, not on inbox items.
-            const items =
-              scopeName === "unrouted"
-                ? (yield* decisions.withRouting(page.decisions)).map((v) => toApiDecision(v.decision, v.routing))
-                : page.decisions.map((d) => toApiDecision(d))
-            return {
-              data: { decisions: items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }
-            }
-          })
+          ).pipe(Effect.map(listAnswer))
         ),
       get: ({ params }) =>
         answerDecisions(

@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { CurrentPerson, Sessions, type Person } from "../../../core/hub/Sessions.ts"
+import { CurrentPerson, Sessions } from "../../../core/hub/Sessions.ts"
 import { errorResponse } from "../ErrorResponse.ts"
 import { isCrossSiteChange } from "../CrossSite.ts"
 import { IdempotencyScope } from "../IdempotencyMiddleware.ts"
@@ -22,21 +22,6 @@ export class HubPersonAuth extends HttpApiMiddleware.Service<
 >()("adapters/http/hub/HubPersonAuth", {
   security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: hubSessionCookie }) }
 }) {}
-
-/**
- * The person of the request's `hub_session` cookie, or undefined without a live session: for routes that are
- * not part of the HttpApi contract (the OpenID provider's pages). It does not apply the cross-site rule.
- */
-export const personFromRequest: Effect.Effect<
-  Person | undefined,
-  never,
-  Sessions | HttpServerRequest.HttpServerRequest
-> = Effect.gen(function* () {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const cookie = request.cookies[hubSessionCookie]
-  if (cookie === undefined || cookie.length === 0) return undefined
-  return yield* (yield* Sessions).find(cookie)
-})
 
 const cookieOptions = (publicUrl: string) => ({
   httpOnly: true,

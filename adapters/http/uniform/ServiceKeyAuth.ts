@@ -12,5 +12,3 @@ export class DecisionsServiceKey extends HttpApiMiddleware.Service<DecisionsServ
 export class TasksServiceKey extends HttpApiMiddleware.Service<TasksServiceKey>()("adapters/http/TasksServiceKey", {
   security: { tasksApiKey: HttpApiSecurity.apiKey({ in: "header", key: "X-Tasks-Api-Key" }) }
 }) {}
-
-export type ServiceKeyMiddleware = typeof DecisionsServiceKey | typeof TasksServiceKey

@@ -10,7 +10,6 @@ import { safeHref } from "../shared/router.ts"
  * changed field fails the web app's type check).
  */
 
-export type Person = typeof S.Person.Encoded
 export type Task = typeof S.TaskSchema.Encoded
 export type Proposal = typeof S.ProposalSchema.Encoded
 export type ProjectItem = typeof S.ProjectItem.Encoded

@@ -11,7 +11,6 @@ import { emailsEqual } from "../../kernel/Email.ts"
 import type { DecisionStatus } from "../Decision.ts"
 import type { InvalidActionTransition, InvalidTransition, UnknownRole, UnknownTemplate } from "../Errors.ts"
 import { Decisions, type WorkspaceUser } from "../Decisions.ts"
-import type { DecisionScope } from "../DecisionStore.ts"
 import { RecordActions } from "../RecordActions.ts"
 import { Templates } from "../Templates.ts"
 import { WebhookDeliveries } from "../WebhookDeliveries.ts"
@@ -104,24 +103,13 @@ const make = Effect.gen(function* () {
   const deliveries = yield* WebhookDeliveries
   const recordActions = yield* RecordActions
 
-  const scopeOf = (user: WorkspaceUser, list: ListPageId): Effect.Effect<DecisionScope> =>
-    list === "all"
-      ? Effect.succeed({ _tag: "All" })
-      : list === "unrouted"
-        ? decisions.unroutedScope(user.organizationId)
-        : decisions.inboxScope(user)
-
   const listDocument = Effect.fnUntraced(function* (user: WorkspaceUser, list: ListPageId, query: ListQuery) {
-    const page = yield* decisions.list(user.organizationId, yield* scopeOf(user, list), {
+    const page = yield* decisions.listForUser(user, list, {
       statuses: query.statuses,
       cursor: query.cursor,
       limit: listPageSize
     })
-    const items =
-      list === "unrouted"
-        ? yield* decisions.withRouting(page.decisions)
-        : page.decisions.map((decision) => ({ decision }))
-    return listPage({ list, items, nextCursor: page.nextCursor, statuses: query.statuses })
+    return listPage({ list, items: page.items, nextCursor: page.nextCursor, statuses: query.statuses })
   })
 
   const decisionDocument = Effect.fnUntraced(function* (user: WorkspaceUser, decisionId: string) {
