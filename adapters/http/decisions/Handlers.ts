@@ -17,6 +17,7 @@ import { DecisionsApi } from "./Api.ts"
 import { answersPerRead } from "./LongPollAnswers.ts"
 import { DecisionEnvelope } from "./Schemas.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
+import { WorkspaceFlowHandlers } from "./FlowHandlers.ts"
 import { PagesHandlers } from "./PagesHandlers.ts"
 
 /**
@@ -348,5 +349,6 @@ export const DecisionsHandlers = Layer.mergeAll(
   CallerWebhookHandlers,
   WorkspaceWebhookHandlers,
   WorkspaceIntegrationHandlers,
+  WorkspaceFlowHandlers,
   PagesHandlers
 )
