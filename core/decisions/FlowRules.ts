@@ -6,6 +6,7 @@ import {
   type FlowDayCount,
   type FlowReading,
   type FlowWindow,
+  type RanEscalationStep,
   type WaitingDecision
 } from "./FlowStats.ts"
 
@@ -31,9 +32,17 @@ export const percentileCont = (ascending: ReadonlyArray<number>, p: number): num
   return lo + (hi - lo) * (rank - first)
 }
 
-/** When the decision was escalated (the instants of its escalation steps). */
-export const escalationTimes = (decision: Decision): ReadonlyArray<string> =>
-  decision.assignmentHistory.filter((change) => change.actor === escalationActor).map((change) => change.at)
+/**
+ * When the decision was escalated: the steps of its ladder that ran and did something, and the routes made by
+ * an escalation step (core/decisions/FlowStats.ts, `escalationActor`).
+ */
+export const escalationTimes = (decision: Decision): ReadonlyArray<string> => {
+  const ladder = (decision as { readonly escalation?: ReadonlyArray<RanEscalationStep> | undefined }).escalation ?? []
+  return [
+    ...ladder.flatMap((step) => (step.ranAt !== undefined && step.outcome === "done" ? [step.ranAt] : [])),
+    ...decision.assignmentHistory.filter((change) => change.actor === escalationActor).map((change) => change.at)
+  ]
+}
 
 /** When its expiry came, if it has come by `nowMs`: written down by the sweep, or still to be. */
 const expiredAt = (decision: Decision, nowMs: number): number | undefined => {

@@ -9,11 +9,19 @@ import type { DecisionStatus } from "./Decision.ts"
  */
 
 /**
- * The actor of an assignment change made by an escalation step. Until escalations have a history of their
- * own, a decision counts as escalated on the days it was routed by this actor (`escalationTimes` below, and
- * `escalationEvents` in adapters/sql/decisions/FlowStatsSql.ts: the two places to point elsewhere).
+ * Where a decision's escalations are read (`escalationTimes` in core/decisions/FlowRules.ts, and
+ * `escalationEvents` in adapters/sql/decisions/FlowStatsSql.ts, the two places that say it): the steps of its
+ * escalation ladder that ran and did something (`escalation[]` with `ranAt` and outcome `done`), and the
+ * assignment changes made by an escalation step's route (actor `escalationActor`). A decision counts once a
+ * day whichever says it, however many steps ran that day.
  */
 export const escalationActor = "system:escalation"
+
+/** A step of a decision's escalation ladder as the decision keeps it, as far as the flow reads it. */
+export interface RanEscalationStep {
+  readonly ranAt?: string | undefined
+  readonly outcome?: string | undefined
+}
 
 /** The window: `[from, to)` as ISO instants (whole UTC days), seen at `now`, for one organization. */
 export interface FlowWindow {

@@ -45,6 +45,19 @@ const chosen = (decidedAt: string): Partial<Decision> => ({
 const escalatedAt = (at: string): AssignmentChange => ({ actor: escalationActor, at, toRole: "legal" })
 
 /**
+ * A decision with an escalation ladder, as the escalation worker keeps it on the decision (each step's `ranAt`
+ * and `outcome` once it ran); the decision's own type may not name the ladder, so it is added here.
+ */
+const withLadder = (
+  decision: Decision,
+  steps: ReadonlyArray<{ readonly action: string; readonly ranAt?: string; readonly outcome?: string }>
+): Decision =>
+  ({
+    ...decision,
+    escalation: steps.map((step, n) => ({ after: 60 * (n + 1), dueAt: decision.createdAt, ...step }))
+  }) as Decision
+
+/**
  * One organization's decisions around the window, each with what it should count for:
  *
  * | decision | created    | what happened                            | counts                                   |
@@ -61,6 +74,10 @@ const escalatedAt = (at: string): AssignmentChange => ({ actor: escalationActor,
  * | j        | 01-03 11:00 | waiting                                 | created 01-03; waiting                   |
  * | k        | 01-01 05:00 | cancelled                               | created 01-01                            |
  * | l        | 12-01 00:00 | chosen 12-02                            | nothing (before the window)              |
+ * | m        | 01-01 03:00 | cancelled; ladder: 2 steps ran 01-01,   | created, escalated 01-01 (once); the     |
+ * |          |             | a route skipped 01-02, one never ran    | skipped and unrun steps count for nothing |
+ *
+ * i's route is both a step of its ladder and a change of its routing: it counts once.
  */
 const seed = (org: string) => {
   const at = (text: string) => `${text}:00.000Z`
@@ -72,11 +89,14 @@ const seed = (org: string) => {
       { actor: "admin@example.com", at: at("2030-01-03T01:00"), toRole: "finance" }
     ]
   })
-  const i = decisionIn(org, at("2030-01-03T09:00"), {
-    status: "needs_info",
-    expiresAt: at("2030-01-05T00:00"),
-    assignmentHistory: [escalatedAt(at("2030-01-03T10:00"))]
-  })
+  const i = withLadder(
+    decisionIn(org, at("2030-01-03T09:00"), {
+      status: "needs_info",
+      expiresAt: at("2030-01-05T00:00"),
+      assignmentHistory: [escalatedAt(at("2030-01-03T10:00"))]
+    }),
+    [{ action: "route", ranAt: at("2030-01-03T10:00"), outcome: "done" }]
+  )
   const j = decisionIn(org, at("2030-01-03T11:00"))
   return {
     waiting: [h, i, j],
@@ -103,7 +123,13 @@ const seed = (org: string) => {
       i,
       j,
       decisionIn(org, at("2030-01-01T05:00"), { status: "cancelled" }),
-      decisionIn(org, at("2029-12-01T00:00"), chosen(at("2029-12-02T00:00")))
+      decisionIn(org, at("2029-12-01T00:00"), chosen(at("2029-12-02T00:00"))),
+      withLadder(decisionIn(org, at("2030-01-01T03:00"), { status: "cancelled" }), [
+        { action: "remind", ranAt: at("2030-01-01T04:00"), outcome: "done" },
+        { action: "notify_admins", ranAt: at("2030-01-01T06:00"), outcome: "done" },
+        { action: "route", ranAt: at("2030-01-02T01:00"), outcome: "skipped" },
+        { action: "remind" }
+      ])
     ]
   }
 }
@@ -133,7 +159,7 @@ export const FlowStatsContract = (name: string, stores: Layer.Layer<FlowStatsSto
           const reading = yield* (yield* FlowStatsStore).read(window(org))
           assert.deepStrictEqual(rounded(reading), {
             days: [
-              { day: "2030-01-01", created: 4, resolved: 2, expired: 0, escalated: 0 },
+              { day: "2030-01-01", created: 5, resolved: 2, expired: 0, escalated: 1 },
               { day: "2030-01-02", created: 3, resolved: 3, expired: 1, escalated: 1 },
               { day: "2030-01-03", created: 2, resolved: 0, expired: 1, escalated: 1 }
             ],
@@ -204,7 +230,7 @@ export const FlowStatsContract = (name: string, stores: Layer.Layer<FlowStatsSto
           const mine = yield* flow.read(window(org))
           assert.deepStrictEqual(
             mine.days.map((d) => d.created),
-            [4, 3, 2]
+            [5, 3, 2]
           )
           assert.deepStrictEqual(yield* flow.read(window(empty)), {
             days: [],

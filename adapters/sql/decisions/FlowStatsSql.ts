@@ -42,10 +42,16 @@ export const FlowStatsSql: Layer.Layer<FlowStatsStore, never, SqlClient.SqlClien
     const decidedAt = sql`(doc->'resolution'->>'decidedAt')::timestamptz`
 
     /**
-     * The escalations of the organization's decisions as `(id, at)` rows: for now the assignment changes made
-     * by an escalation step (`escalationActor`). The one query to point at the escalation history.
+     * The escalations of the organization's decisions as `(id, at)` rows (core/decisions/FlowStats.ts): the
+     * steps of a decision's escalation ladder that ran and did something, and the assignment changes made by
+     * an escalation step's route. The one query that says where escalations are read.
      */
     const escalationEvents = (organizationId: string): Statement.Fragment => sql`
+      SELECT d.id, (step->>'ranAt')::timestamptz AS at
+      FROM decisions.decisions d
+        CROSS JOIN LATERAL jsonb_array_elements(COALESCE(d.doc->'escalation', '[]'::jsonb)) AS step
+      WHERE d.organization_id = ${organizationId} AND step->>'ranAt' IS NOT NULL AND step->>'outcome' = 'done'
+      UNION ALL
       SELECT d.id, (h->>'at')::timestamptz AS at
       FROM decisions.decisions d CROSS JOIN LATERAL jsonb_array_elements(d.doc->'assignmentHistory') AS h
       WHERE d.organization_id = ${organizationId} AND h->>'actor' = ${escalationActor}`
