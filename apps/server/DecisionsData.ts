@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { CallerKeyStoreSql } from "../../adapters/sql/decisions/CallerKeyStoreSql.ts"
 import { DecisionSignalsSql } from "../../adapters/sql/decisions/DecisionSignalsSql.ts"
 import { DecisionStoreSql } from "../../adapters/sql/decisions/DecisionStoreSql.ts"
+import { FlowStatsSql } from "../../adapters/sql/decisions/FlowStatsSql.ts"
 import { RoleStoreWithCacheSql } from "../../adapters/sql/decisions/RoleStoreWithCacheSql.ts"
 import { TemplateStoreSql } from "../../adapters/sql/decisions/TemplateStoreSql.ts"
 import { McpSessionStoreSql } from "../../adapters/sql/decisions/McpSessionStoreSql.ts"
@@ -23,6 +24,7 @@ export const DecisionsOutboxSql = ProducerOutboxSql({ schema: "decisions", table
  */
 export const DecisionsDataSql = Layer.mergeAll(
   DecisionStoreSql,
+  FlowStatsSql,
   RoleStoreWithCacheSql,
   CallerKeyStoreSql,
   DecisionSignalsSql.pipe(Layer.provide(TransactionsSql)),

@@ -2,6 +2,7 @@ import { Layer, type Redacted } from "effect"
 import { CallerKeyStoreMemory } from "../../adapters/memory/decisions/CallerKeyStoreMemory.ts"
 import { DecisionSignalsMemory } from "../../adapters/memory/decisions/DecisionSignalsMemory.ts"
 import { DecisionStoreMemory } from "../../adapters/memory/decisions/DecisionStoreMemory.ts"
+import { FlowStatsMemory } from "../../adapters/memory/decisions/FlowStatsMemory.ts"
 import { McpSessionStoreMemory } from "../../adapters/memory/decisions/McpSessionStoreMemory.ts"
 import { OrganizationAdminsMemory } from "../../adapters/memory/decisions/OrganizationAdminsMemory.ts"
 import { RecordStoreCredentialsMemory } from "../../adapters/memory/decisions/RecordStoreCredentialsMemory.ts"
@@ -13,6 +14,7 @@ import { ProducerOutboxMemory } from "../../adapters/memory/ProducerOutboxMemory
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import type { RetryPolicy } from "../../core/kernel/RetryPolicy.ts"
 import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
+import { DecisionFlow } from "../../core/decisions/DecisionFlow.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
@@ -28,7 +30,7 @@ import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
  * embedding without a database. The SQL counterpart is `DecisionsDataSql` (DecisionsData.ts).
  */
 export const DecisionsDataMemory = Layer.mergeAll(
-  DecisionStoreMemory,
+  Layer.provideMerge(FlowStatsMemory, DecisionStoreMemory),
   RoleStoreMemory,
   CallerKeyStoreMemory,
   DecisionSignalsMemory.pipe(Layer.provideMerge(TransactionsMemory)),
@@ -66,7 +68,8 @@ export interface DecisionsAdapters<Data, E, R, UE = never, UR = never> {
 
 /**
  * The decisions service's use cases, the one composition the bundled server, the tests and embedders use:
- * `Decisions`, `Templates`, `Webhooks`, the record-action and webhook-delivery workers and the pages plane,
+ * `Decisions`, `Templates`, `Webhooks`, the record-action and webhook-delivery workers, the flow of decisions
+ * (`DecisionFlow`) and the pages plane,
  * over the adapters given (also provided, for inspection and for the routes' own needs).
  */
 export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
@@ -83,7 +86,7 @@ export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
     })
   ).pipe(Layer.provide(Layer.merge(adapters.recordUpdater, adapters.webhookSender)))
   return DecisionPages.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers)),
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers, DecisionFlow.layer)),
     Layer.provideMerge(Layer.merge(Decisions.layer, CallerAuthentication.layer)),
     Layer.provideMerge(Layer.merge(adapters.data, IdGeneratorUlid))
   )

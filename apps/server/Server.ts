@@ -21,6 +21,7 @@ import { SqlClient } from "effect/sql"
 import type { CallerKeyStore } from "../../core/decisions/CallerKeyStore.ts"
 import type { DecisionSignals } from "../../core/decisions/DecisionSignals.ts"
 import type { DecisionStore } from "../../core/decisions/DecisionStore.ts"
+import type { FlowStatsStore } from "../../core/decisions/FlowStats.ts"
 import type { RoleStore } from "../../core/decisions/RoleStore.ts"
 import type { WebhookStore } from "../../core/decisions/WebhookStore.ts"
 import type { TemplateStore } from "../../core/decisions/TemplateStore.ts"
@@ -66,6 +67,7 @@ import { publicUrls, serviceUrls, type Ports } from "./Addresses.ts"
 /** What the decisions service keeps: its ports, provided by SQL adapters in the bundled server. */
 export type DecisionsData = Layer.Layer<
   | DecisionStore
+  | FlowStatsStore
   | RoleStore
   | CallerKeyStore
   | DecisionSignals

@@ -131,6 +131,8 @@ export const Decision = Schema.Struct({
   assignmentHistory: Schema.Array(AssignmentChange),
   /** Record actions of a raised template's options (absent on decisions without any). */
   actions: Schema.optionalKey(Schema.Array(DecisionAction)),
+  /** The template the decision was raised from (absent on decisions created directly). */
+  templateSlug: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Int

@@ -115,7 +115,8 @@ const make = Effect.gen(function* () {
   const create = Effect.fn("Decisions.create")(function* (
     caller: CallerIdentity,
     input: DecisionCreate,
-    actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }> = []
+    actions: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }> = [],
+    templateSlug?: string | undefined
   ) {
     const now = yield* nowMs
     const problem = createInputProblem(input, now)
@@ -167,6 +168,7 @@ const make = Effect.gen(function* () {
       infoRequests: [],
       assignmentHistory: [],
       ...(armed.length === 0 ? {} : { actions: armed }),
+      ...(templateSlug === undefined ? {} : { templateSlug }),
       createdAt: at,
       updatedAt: at,
       version: 0

@@ -54,13 +54,15 @@ export interface IssuedCallerKey {
  */
 export interface DecisionsInterface {
   /**
-   * Creates a decision. `actions` are the record actions of a raised template's options; each starts `armed`.
-   * A body over its limit is PayloadTooLarge, not a validation error.
+   * Creates a decision. `actions` are the record actions of a raised template's options; each starts `armed`;
+   * `templateSlug` names the template it was raised from. A body over its limit is PayloadTooLarge, not a
+   * validation error.
    */
   readonly create: (
     caller: CallerIdentity,
     input: DecisionCreate,
-    actions?: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }>
+    actions?: ReadonlyArray<{ readonly optionId: string; readonly target: RecordTarget }>,
+    templateSlug?: string | undefined
   ) => Effect.Effect<DecisionView, PayloadTooLarge | UnknownRole | ValidationError>
   /** The organization's decision; another organization's is the same NotFound as a missing one. */
   readonly get: (organizationId: string, id: string) => Effect.Effect<DecisionView, NotFound>

@@ -193,7 +193,7 @@ const make = Effect.gen(function* () {
         ])
       })
     }
-    return yield* decisions.create(caller, input.success.decision, input.success.actions)
+    return yield* decisions.create(caller, input.success.decision, input.success.actions, template.slug)
   })
 
   /** A workspace user raises as themselves: the decision's caller is their email. */

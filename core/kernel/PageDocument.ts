@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ChartBlockSchema, type ChartBlock } from "./ChartBlock.ts"
 
 /**
  * Pages a service serves through the uniform pages plane, rendered by the hub's workspace: a document of
@@ -121,6 +122,9 @@ export type Block =
   | CalloutBlock
   | TabsBlock
   | CardsBlock
+  | ChartBlock
+
+export type { ChartBlock, ChartSeries } from "./ChartBlock.ts"
 
 export interface PageDocument {
   readonly id: string
@@ -224,7 +228,8 @@ export const BlockSchema: Schema.Codec<Block> = Schema.Union([
   ActionRowSchema,
   CalloutSchema,
   TabsSchema,
-  CardsSchema
+  CardsSchema,
+  ChartBlockSchema
 ])
 
 /** A page document as our services produce it: every block one of the known shapes. */

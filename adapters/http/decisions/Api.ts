@@ -10,6 +10,7 @@ import { IdempotencyOptional, IdempotencyRequired } from "../IdempotencyMiddlewa
 import { reportAllIssues } from "../ParseOptions.ts"
 import { DecisionsUniformGroup } from "../uniform/UniformApi.ts"
 import { CallerAuth, WorkspaceAuth } from "./Auth.ts"
+import { WorkspaceFlowGroup } from "./FlowApi.ts"
 import { DecisionsPagesGroup } from "./PagesApi.ts"
 import {
   AssignmentListEnvelope,
@@ -377,6 +378,7 @@ export class DecisionsApi extends HttpApi.make("decisions")
   .add(CallerWebhooksGroup)
   .add(WorkspaceWebhooksGroup)
   .add(WorkspaceIntegrationsGroup)
+  .add(WorkspaceFlowGroup)
   .add(DecisionsPagesGroup)
   .annotate(HttpApi.ParseOptions, reportAllIssues)
   .annotate(HttpApi.HeadersParseOptions, {})

@@ -14,6 +14,7 @@ import { DecisionsApi } from "./Api.ts"
 import { answersPerRead } from "./LongPollAnswers.ts"
 import { DecisionEnvelope } from "./Schemas.ts"
 import { CurrentCaller, CurrentUser } from "./Auth.ts"
+import { WorkspaceFlowHandlers } from "./FlowHandlers.ts"
 import { PagesHandlers } from "./PagesHandlers.ts"
 
 /**
@@ -311,5 +312,6 @@ export const DecisionsHandlers = Layer.mergeAll(
   CallerWebhookHandlers,
   WorkspaceWebhookHandlers,
   WorkspaceIntegrationHandlers,
+  WorkspaceFlowHandlers,
   PagesHandlers
 )

@@ -4,6 +4,7 @@ import { Field, messageOf, useId, type Tone } from "../shared/components.tsx"
 import { Markdown } from "../shared/Markdown.tsx"
 import { safeHref } from "../shared/router.ts"
 import { useAction } from "./Actions.tsx"
+import { Chart } from "./Chart.tsx"
 import type { Block } from "./types.ts"
 
 /**
@@ -407,6 +408,8 @@ const renderBlock = (block: Block, depth: number): JSX.Element | null => {
       return depth < 4 ? <Tabs block={block} depth={depth} /> : null
     case "cards":
       return <Cards block={block} />
+    case "chart":
+      return <Chart block={block} />
     default:
       return null
   }

@@ -10,6 +10,7 @@ import type { ActionResult, PageDocument, PageEntry } from "../../kernel/PageDoc
 import { emailsEqual } from "../../kernel/Email.ts"
 import type { DecisionStatus } from "../Decision.ts"
 import type { InvalidActionTransition, InvalidTransition, UnknownRole, UnknownTemplate } from "../Errors.ts"
+import { DecisionFlow } from "../DecisionFlow.ts"
 import { Decisions, type WorkspaceUser } from "../Decisions.ts"
 import { RecordActions } from "../RecordActions.ts"
 import { Templates } from "../Templates.ts"
@@ -18,6 +19,7 @@ import { Webhooks } from "../Webhooks.ts"
 import { parsePageId, type ListPageId } from "./Addresses.ts"
 import type { ActionValues } from "./ActionValues.ts"
 import { decisionPage } from "./DecisionPage.ts"
+import { flowPage, parseFlowPageId } from "./FlowPage.ts"
 import { integrationsPage } from "./IntegrationsPage.ts"
 import { keysPage } from "./KeysPage.ts"
 import { listPage } from "./ListPage.ts"
@@ -77,7 +79,7 @@ export class DecisionPages extends Context.Service<
   static readonly layer: Layer.Layer<
     DecisionPages,
     never,
-    Decisions | Templates | Webhooks | WebhookDeliveries | RecordActions
+    Decisions | Templates | Webhooks | WebhookDeliveries | RecordActions | DecisionFlow
   > = Layer.effect(
     DecisionPages,
     Effect.suspend(() => make)
@@ -102,6 +104,7 @@ const make = Effect.gen(function* () {
   const webhooks = yield* Webhooks
   const deliveries = yield* WebhookDeliveries
   const recordActions = yield* RecordActions
+  const flow = yield* DecisionFlow
 
   const listDocument = Effect.fnUntraced(function* (user: WorkspaceUser, list: ListPageId, query: ListQuery) {
     const page = yield* decisions.listForUser(user, list, {
@@ -147,6 +150,8 @@ const make = Effect.gen(function* () {
 
   /** A page by id; a page that does not exist, or a decision that is not the person's organization's, is the same NotFound. */
   const page = Effect.fn("DecisionPages.page")(function* (user: WorkspaceUser, id: string, query: ListQuery = {}) {
+    const flowDays = parseFlowPageId(id)
+    if (flowDays !== undefined) return flowPage(yield* flow.flow(user, flowDays))
     const address = parsePageId(id)
     if (address === undefined) return yield* noSuchPage()
     switch (address._tag) {

@@ -11,7 +11,8 @@ export const pageEntries = (user: { readonly isAdmin: boolean }): ReadonlyArray<
     ? [
         { id: "keys", title: "Caller keys", icon: "key", order: 12 },
         { id: "webhooks", title: "Webhooks", icon: "webhook", order: 13 },
-        { id: "integrations", title: "Integrations", icon: "plug", order: 14 }
+        { id: "integrations", title: "Integrations", icon: "plug", order: 14 },
+        { id: "flow", title: "Flow", icon: "chart", order: 15 }
       ]
     : [])
 ]
