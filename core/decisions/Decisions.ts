@@ -15,6 +15,7 @@ import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./De
 import { makeDecisionWatches } from "./DecisionWatches.ts"
 import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
+import { moveAttempts, newQuorum, quorumProblem } from "./Quorum.ts"
 import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
 import { DecisionStore, type DecisionScope } from "./DecisionStore.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
@@ -89,9 +90,10 @@ const make = Effect.gen(function* () {
     id: string,
     command: (decision: Decision) => Effect.Effect<Command, Forbidden | ValidationError | UnknownRole>
   ) {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    for (let attempt = 0, attempts = maxAttempts; attempt < attempts; attempt++) {
       const stored = yield* decisions.get(organizationId, id)
       if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
+      attempts = moveAttempts(maxAttempts, stored.quorum)
       const now = yield* nowMs
       const cmd = yield* command(settle(stored, now).decision)
       const result = step(stored, cmd, now)
@@ -123,6 +125,8 @@ const make = Effect.gen(function* () {
     if (state === undefined || state.role.archivedAt !== undefined) {
       return yield* new UnknownRole({ validRoles: yield* activeRoleSlugs(caller.organizationId) })
     }
+    const tooMany = quorumProblem(input.quorum, state.holders, input.directAssigneeEmail)
+    if (tooMany !== undefined) return yield* tooMany
 
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
@@ -165,6 +169,7 @@ const make = Effect.gen(function* () {
       infoRequests: [],
       assignmentHistory: [],
       ...(armed.length === 0 ? {} : { actions: armed }),
+      ...(input.quorum === undefined ? {} : { quorum: newQuorum(input.quorum) }),
       createdAt: at,
       updatedAt: at,
       version: 0
