@@ -31,12 +31,12 @@ export const VoteKind = Schema.Literals(["chosen", "declined"])
 
 /** One person's vote: for an option (`chosen`) or to decline. */
 export const Vote = Schema.Struct({
-  by: Schema.String,
-  kind: VoteKind,
+  by: Schema.String.annotate({ description: "The voter's email" }),
+  kind: VoteKind.annotate({ description: "chosen: a vote for `optionId`; declined: a vote to decline" }),
   optionId: Schema.optionalKey(Schema.String),
   rationale: Schema.optionalKey(Schema.String),
-  at: Schema.String
-}).annotate({ identifier: "Vote" })
+  at: Schema.String.annotate({ description: "When the person last voted" })
+}).annotate({ identifier: "Vote", description: "One person's current vote on a decision with a quorum" })
 export type Vote = typeof Vote.Type
 
 /** A decision's quorum as stored: the count asked for and the current votes, one per person, oldest first. */
@@ -48,17 +48,20 @@ export type QuorumState = typeof QuorumState.Type
 
 /** The votes per option (every option of the decision, zero included) and for Decline. */
 export const Tally = Schema.Struct({
-  options: Schema.Record(Schema.String, Schema.Int),
-  declined: Schema.Int
+  options: Schema.Record(Schema.String, Schema.Int).annotate({ description: "Votes per option id, 0 included" }),
+  declined: Schema.Int.annotate({ description: "Votes to decline" })
 }).annotate({ identifier: "QuorumTally" })
 export type Tally = typeof Tally.Type
 
 /** The quorum as answers show it: the stored state and its tally. */
 export const QuorumView = Schema.Struct({
-  count: Schema.Int,
-  votes: Schema.Array(Vote),
+  count: Schema.Int.annotate({ description: "How many matching votes from distinct people resolve the decision" }),
+  votes: Schema.Array(Vote).annotate({ description: "The current votes, one per person, in the order last cast" }),
   tally: Tally
-}).annotate({ identifier: "QuorumView" })
+}).annotate({
+  identifier: "QuorumView",
+  description: "A decision's quorum: the count it needs, who has voted for what, and the tally"
+})
 export type QuorumView = typeof QuorumView.Type
 
 /** What a vote is for: an option, or Decline. Two votes count together when their ballots are equal. */
