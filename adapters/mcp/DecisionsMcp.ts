@@ -75,7 +75,8 @@ const tool = <const Name extends string, S extends Schema.Top>(
 export const RequestDecision = tool("request_decision", {
   description:
     "Ask people in your organization to decide: a title, a decision role (roleSlug) whose holders decide, " +
-    "2 to 5 options, and optional body (markdown), facts, links, urgency and expiry. Answers the created " +
+    "2 to 5 options, and optional body (markdown), facts, links, urgency, expiry and quorum ({count: M}: the " +
+    "decision resolves only when M different people give the same answer). Answers the created " +
     "decision (status pending) with its routing and `url`, the address of its page in the workspace to hand " +
     "a person. Learn the outcome with get_decision.",
   arguments: RequestDecisionArguments,
@@ -87,7 +88,8 @@ export const RequestDecision = tool("request_decision", {
 export const GetDecision = tool("get_decision", {
   description:
     "Read one of your organization's decisions. With wait (seconds, at most 60) the call blocks until the " +
-    "status changes or the wait ends, then answers the decision as it is.",
+    "status changes or the wait ends, then answers the decision as it is. A decision with a quorum shows its " +
+    "votes and tally (quorum.tally) while open; a vote does not end a wait, only the resolution does.",
   arguments: GetDecisionArguments,
   success: DecisionAnswer
 })

@@ -3,6 +3,7 @@ import { Email } from "../kernel/Email.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { IsoDateTime } from "../kernel/Timestamp.ts"
 import { DecisionAction } from "./DecisionAction.ts"
+import { QuorumCreate, QuorumState, Vote } from "./Quorum.ts"
 
 /** */
 export const DecisionStatus = Schema.Literals(["pending", "needs_info", "resolved", "expired", "cancelled"])
@@ -72,7 +73,8 @@ export const DecisionCreate = Schema.Struct({
   links: Schema.optionalKey(Schema.Array(Link).check(Schema.isMaxLength(L.linksMax))),
   urgency: Schema.optionalKey(Urgency),
   expiresAt: Schema.optionalKey(IsoDateTime),
-  directAssigneeEmail: Schema.optionalKey(Email)
+  directAssigneeEmail: Schema.optionalKey(Email),
+  quorum: Schema.optionalKey(QuorumCreate)
 }).annotate({ identifier: "DecisionCreate" })
 export type DecisionCreate = typeof DecisionCreate.Type
 
@@ -86,7 +88,9 @@ export const Resolution = Schema.Struct({
   optionId: Schema.optionalKey(Schema.String),
   rationale: Schema.optionalKey(Schema.String),
   decidedBy: Schema.String,
-  decidedAt: Schema.String
+  decidedAt: Schema.String,
+  /** On a decision with a quorum: the votes that resolved it (core/decisions/Quorum.ts). */
+  votes: Schema.optionalKey(Schema.Array(Vote))
 }).annotate({ identifier: "Resolution" })
 export type Resolution = typeof Resolution.Type
 
@@ -133,6 +137,8 @@ export const Decision = Schema.Struct({
   actions: Schema.optionalKey(Schema.Array(DecisionAction)),
   /** The template the decision was raised from (absent on decisions created directly). */
   templateSlug: Schema.optionalKey(Schema.String),
+  /** The quorum and its votes, on decisions that need more than one person (core/decisions/Quorum.ts). */
+  quorum: Schema.optionalKey(QuorumState),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Int

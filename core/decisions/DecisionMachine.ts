@@ -2,6 +2,7 @@ import { Result } from "effect"
 import { epochMs, isoAt } from "../kernel/Timestamp.ts"
 import { stepAction } from "./ActionMachine.ts"
 import { expiryActor, isOpen, type AssignmentChange, type Decision, type DecisionStatus } from "./Decision.ts"
+import { castVote, type Ballot } from "./Quorum.ts"
 
 /**
  * The decision state machine, pure and total:
@@ -116,6 +117,44 @@ const changed = (
 const statusChange = (from: DecisionStatus, to: DecisionStatus): ReadonlyArray<Consequence> =>
   from === to ? [] : [{ _tag: "StatusChanged", from, to }]
 
+/**
+ * On a decision with a quorum a choice or decline is a vote (Quorum.ts): it changes only the votes, until
+ * the vote that completes the quorum resolves the decision, dated and signed by that vote, with the votes
+ * that made the outcome.
+ */
+const vote = (
+  decision: Decision,
+  actor: string,
+  ballot: Ballot,
+  rationale: string | undefined,
+  at: string,
+  nowMs: number
+): Transition => {
+  const cast = castVote(decision.quorum!, actor, ballot, at, rationale)
+  if (cast.outcome === undefined) return changed(decision, { quorum: cast.quorum }, nowMs, [])
+  const optionId = ballot.kind === "chosen" ? ballot.optionId : undefined
+  return changed(
+    decision,
+    {
+      quorum: cast.quorum,
+      status: "resolved",
+      resolution: {
+        kind: ballot.kind,
+        ...(optionId === undefined ? {} : { optionId }),
+        ...(rationale === undefined ? {} : { rationale }),
+        decidedBy: actor,
+        decidedAt: at,
+        votes: cast.outcome.votes
+      }
+    },
+    nowMs,
+    [
+      ...statusChange(decision.status, "resolved"),
+      ...(optionId === undefined ? [] : [{ _tag: "OptionApplied", optionId } as const])
+    ]
+  )
+}
+
 export const step = (current: Decision, command: Command, nowMs: number): Result.Result<Transition, Refusal> =>
   Result.map(move(current, command, nowMs), (transition) =>
     command._tag === "Expire" ? transition : triggerActions(transition, Math.max(nowMs, epochMs(current.updatedAt)))
@@ -136,6 +175,10 @@ const move = (current: Decision, command: Command, nowMs: number): Result.Result
       if (!decision.options.some((o) => o.id === command.optionId)) {
         return Result.fail({ _tag: "UnknownOption", optionId: command.optionId })
       }
+      if (decision.quorum !== undefined) {
+        const ballot = { kind: "chosen", optionId: command.optionId } as const
+        return Result.succeed(vote(decision, command.actor, ballot, command.rationale, at, nowMs))
+      }
       return Result.succeed(
         changed(
           decision,
@@ -155,6 +198,9 @@ const move = (current: Decision, command: Command, nowMs: number): Result.Result
       )
     }
     case "Decline":
+      if (decision.quorum !== undefined) {
+        return Result.succeed(vote(decision, command.actor, { kind: "declined" }, command.rationale, at, nowMs))
+      }
       return Result.succeed(
         changed(
           decision,

@@ -18,6 +18,7 @@ import type { DecisionsInterface, DecisionView } from "./DecisionsInterface.ts"
 import { makeDecisionLists } from "./DecisionLists.ts"
 import { DecisionStore } from "./DecisionStore.ts"
 import { makeDecisionWrites } from "./DecisionWrites.ts"
+import { moveAttempts, newQuorum, quorumProblem } from "./Quorum.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
 import type { Role } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
@@ -91,9 +92,10 @@ const make = Effect.gen(function* () {
     id: string,
     command: (decision: Decision) => Effect.Effect<Command, Forbidden | ValidationError | UnknownRole>
   ) {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    for (let attempt = 0, attempts = maxAttempts; attempt < attempts; attempt++) {
       const stored = yield* decisions.get(organizationId, id)
       if (stored === undefined) return yield* new NotFound({ message: "No such decision." })
+      attempts = moveAttempts(maxAttempts, stored.quorum)
       const now = yield* nowMs
       const cmd = yield* command(settle(stored, now).decision)
       const result = step(stored, cmd, now)
@@ -126,6 +128,8 @@ const make = Effect.gen(function* () {
     if (state === undefined || state.role.archivedAt !== undefined) {
       return yield* new UnknownRole({ validRoles: yield* activeRoleSlugs(caller.organizationId) })
     }
+    const tooMany = quorumProblem(input.quorum, state.holders, input.directAssigneeEmail)
+    if (tooMany !== undefined) return yield* tooMany
 
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
@@ -169,6 +173,7 @@ const make = Effect.gen(function* () {
       assignmentHistory: [],
       ...(armed.length === 0 ? {} : { actions: armed }),
       ...(templateSlug === undefined ? {} : { templateSlug }),
+      ...(input.quorum === undefined ? {} : { quorum: newQuorum(input.quorum) }),
       createdAt: at,
       updatedAt: at,
       version: 0

@@ -5,6 +5,7 @@ import { IdGenerator } from "../kernel/Ids.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { isoAt } from "../kernel/Timestamp.ts"
 import { Urgency } from "./Decision.ts"
+import { QuorumCreate } from "./Quorum.ts"
 import { Decisions, requireAdmin, type CallerIdentity, type DecisionView, type WorkspaceUser } from "./Decisions.ts"
 import { UnknownRole, UnknownTemplate } from "./Errors.ts"
 import { RoleStore } from "./RoleStore.ts"
@@ -21,7 +22,9 @@ export const TemplateUpdate = Schema.Struct({
   urgency: Schema.optionalKey(Urgency),
   options: Schema.optionalKey(
     Schema.Array(TemplateOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax))
-  )
+  ),
+  /** `null` clears it. */
+  quorum: Schema.optionalKey(Schema.NullOr(QuorumCreate))
 }).annotate({ identifier: "TemplateUpdate" })
 export type TemplateUpdate = typeof TemplateUpdate.Type
 
@@ -118,6 +121,7 @@ const make = Effect.gen(function* () {
       ...(input.bodyTemplate === undefined ? {} : { bodyTemplate: input.bodyTemplate }),
       urgency: input.urgency ?? "normal",
       options: yield* withOptionIds(input.options),
+      ...(input.quorum === undefined ? {} : { quorum: input.quorum }),
       createdAt: at,
       updatedAt: at
     }
@@ -139,8 +143,9 @@ const make = Effect.gen(function* () {
       })
     }
     if (changes.roleSlug !== undefined) yield* requireRole(user.organizationId, changes.roleSlug)
-    const { bodyTemplate: _body, ...rest } = current
+    const { bodyTemplate: _body, quorum: _quorum, ...rest } = current
     const bodyTemplate = changes.bodyTemplate === undefined ? current.bodyTemplate : (changes.bodyTemplate ?? undefined)
+    const quorum = changes.quorum === undefined ? current.quorum : (changes.quorum ?? undefined)
     const next: Template = {
       ...rest,
       ...(changes.name === undefined ? {} : { name: changes.name }),
@@ -149,6 +154,7 @@ const make = Effect.gen(function* () {
       ...(bodyTemplate === undefined ? {} : { bodyTemplate }),
       ...(changes.urgency === undefined ? {} : { urgency: changes.urgency }),
       ...(changes.options === undefined ? {} : { options: yield* withOptionIds(changes.options) }),
+      ...(quorum === undefined ? {} : { quorum }),
       updatedAt: isoAt(yield* Clock.currentTimeMillis)
     }
     yield* templates.replace(user.organizationId, next)

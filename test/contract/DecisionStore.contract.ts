@@ -58,7 +58,16 @@ const fullDecisionIn = (organizationId: string): Decision =>
       optionId: "opt_yes",
       rationale: "Loyal customer",
       decidedBy: "ada@example.com",
-      decidedAt: before(5)
+      decidedAt: before(5),
+      votes: [
+        { by: "ada@example.com", kind: "chosen", optionId: "opt_yes", rationale: "Loyal customer", at: before(5) }
+      ]
+    },
+    quorum: {
+      count: 1,
+      votes: [
+        { by: "ada@example.com", kind: "chosen", optionId: "opt_yes", rationale: "Loyal customer", at: before(5) }
+      ]
     },
     infoRequests: [
       {

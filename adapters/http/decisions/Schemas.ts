@@ -3,6 +3,7 @@ import type { DecisionStatus as Status } from "../../../core/decisions/Decision.
 import { ApiKey } from "../../../core/decisions/CallerKeyStore.ts"
 import { Decision, DecisionStatus, Slug } from "../../../core/decisions/Decision.ts"
 import { DecisionActionView } from "../../../core/decisions/DecisionAction.ts"
+import { QuorumView } from "../../../core/decisions/Quorum.ts"
 import { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { Template } from "../../../core/decisions/Template.ts"
 import { WebhookEndpoint } from "../../../core/decisions/WebhookStore.ts"
@@ -25,6 +26,7 @@ export const DecisionResponse = Decision.mapFields(
     Struct.assign({
       routing: Schema.optionalKey(RoutingSchema),
       actions: Schema.optionalKey(Schema.Array(DecisionActionView)),
+      quorum: Schema.optionalKey(QuorumView),
       url: Schema.optionalKey(Schema.String).annotate({
         description:
           "The absolute address of the decision's page in the workspace, to hand a person; on the answers of " +

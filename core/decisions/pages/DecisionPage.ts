@@ -5,6 +5,7 @@ import type { Routing } from "../Routing.ts"
 import { actionId, decisionPageId } from "./Addresses.ts"
 import { actionStatusLabel, statusLabel, timeLabel, urgencyLabel } from "./Labels.ts"
 import { markdownLinks } from "./Markdown.ts"
+import { quorumBlocks } from "./QuorumBlocks.ts"
 
 /** A decision as one person sees it: what the use cases read, and what that person may do. */
 export interface DecisionPageView {
@@ -21,7 +22,12 @@ const resolutionText = (decision: Decision): string | undefined => {
   const resolution = decision.resolution
   if (resolution === undefined) return undefined
   const option = decision.options.find((o) => o.id === resolution.optionId)?.label
-  const by = resolution.decidedBy === "system:expiry" ? "at expiry" : `by ${resolution.decidedBy}`
+  const by =
+    resolution.decidedBy === "system:expiry"
+      ? "at expiry"
+      : resolution.votes === undefined
+        ? `by ${resolution.decidedBy}`
+        : `by the votes of ${resolution.votes.map((v) => v.by).join(", ")}`
   const when = timeLabel(resolution.decidedAt)
   switch (resolution.kind) {
     case "chosen":
@@ -312,6 +318,7 @@ export const decisionPage = (view: DecisionPageView): PageDocument => {
     ...factsBlocks(decision),
     ...linksBlocks(decision.links),
     ...optionsList(view),
+    ...quorumBlocks(decision),
     ...decideBlocks(view),
     ...questionsBlocks(decision),
     ...routeBlocks(view),
