@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
 import { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
@@ -15,7 +16,7 @@ import { decisionsSqlOn } from "../support/DecisionsSql.ts"
  * defaults, and many people voting at the same moment (none of their votes lost, one resolution).
  */
 
-type Stack = Layer.Layer<Decisions | Templates | Webhooks | WebhookOutbox, unknown>
+type Stack = Layer.Layer<Decisions | CallerAuthentication | Templates | Webhooks | WebhookOutbox, unknown>
 
 const backends: ReadonlyArray<{ readonly name: string; readonly stack: Stack }> = [
   { name: "memory", stack: DecisionsMemory },
@@ -35,7 +36,7 @@ const organization = (holders: number) =>
     }))
     yield* decisions.createRole(admin, { slug: "ops", name: "Ops" })
     for (const person of people) yield* decisions.assign(admin, "ops", person.email)
-    const caller = (yield* decisions.authenticateCaller(
+    const caller = (yield* (yield* CallerAuthentication).authenticate(
       (yield* decisions.createKey(admin, "agent")).plaintext
     )) as CallerIdentity
     yield* (yield* Webhooks).register(caller, "http://127.0.0.1:9/hook")
