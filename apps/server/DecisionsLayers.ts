@@ -14,6 +14,7 @@ import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
 import type { RetryPolicy } from "../../core/kernel/RetryPolicy.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
+import { Escalations } from "../../core/decisions/Escalations.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
@@ -82,7 +83,7 @@ export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
     })
   ).pipe(Layer.provide(Layer.merge(adapters.recordUpdater, adapters.webhookSender)))
   return DecisionPages.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers)),
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers, Escalations.layer)),
     Layer.provideMerge(Decisions.layer),
     Layer.provideMerge(Layer.merge(adapters.data, IdGeneratorUlid))
   )

@@ -3,6 +3,7 @@ import { Email } from "../kernel/Email.ts"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { IsoDateTime } from "../kernel/Timestamp.ts"
 import { DecisionAction } from "./DecisionAction.ts"
+import { Escalation, EscalationStepState } from "./EscalationSchema.ts"
 
 /** */
 export const DecisionStatus = Schema.Literals(["pending", "needs_info", "resolved", "expired", "cancelled"])
@@ -72,7 +73,9 @@ export const DecisionCreate = Schema.Struct({
   links: Schema.optionalKey(Schema.Array(Link).check(Schema.isMaxLength(L.linksMax))),
   urgency: Schema.optionalKey(Urgency),
   expiresAt: Schema.optionalKey(IsoDateTime),
-  directAssigneeEmail: Schema.optionalKey(Email)
+  directAssigneeEmail: Schema.optionalKey(Email),
+  /** The escalation ladder (core/decisions/Escalation.ts); absent: the template's or the role's, if any. */
+  escalation: Schema.optionalKey(Escalation)
 }).annotate({ identifier: "DecisionCreate" })
 export type DecisionCreate = typeof DecisionCreate.Type
 
@@ -131,6 +134,8 @@ export const Decision = Schema.Struct({
   assignmentHistory: Schema.Array(AssignmentChange),
   /** Record actions of a raised template's options (absent on decisions without any). */
   actions: Schema.optionalKey(Schema.Array(DecisionAction)),
+  /** The escalation ladder with each step's due time and, once run, its mark (absent on decisions without one). */
+  escalation: Schema.optionalKey(Schema.Array(EscalationStepState)),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Int

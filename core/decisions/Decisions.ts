@@ -13,6 +13,7 @@ import { makeDecisionNotifier } from "./DecisionNotifications.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
+import { makeLadderFor } from "./EscalationLadder.ts"
 import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
 import type { DecisionPage, DecisionsInterface, DecisionView, ListInput } from "./DecisionsInterface.ts"
@@ -50,6 +51,7 @@ const make = Effect.gen(function* () {
   const notify = yield* makeDecisionNotifier
   const deliveriesFor = yield* makeTransitionWebhooks
   const admin = yield* makeDecisionAdmin
+  const ladderFor = yield* makeLadderFor
 
   /** The role and its holders; a role the request has already read is not read again. */
   const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string, known?: Role) {
@@ -124,6 +126,8 @@ const make = Effect.gen(function* () {
       return yield* new UnknownRole({ validRoles: yield* activeRoleSlugs(caller.organizationId) })
     }
 
+    const escalation = yield* ladderFor(caller.organizationId, input, state.role, now)
+
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
         o.id === undefined ? Effect.map(ids.next, (u) => `opt_${u.toLowerCase()}`) : Effect.succeed(o.id),
@@ -165,6 +169,7 @@ const make = Effect.gen(function* () {
       infoRequests: [],
       assignmentHistory: [],
       ...(armed.length === 0 ? {} : { actions: armed }),
+      ...(escalation === undefined ? {} : { escalation }),
       createdAt: at,
       updatedAt: at,
       version: 0

@@ -2,6 +2,7 @@ import { Result, Schema } from "effect"
 import { Decisions as L } from "../kernel/Limits.ts"
 import { isRecordId, type RecordTarget } from "./DecisionAction.ts"
 import { Slug, Urgency, type DecisionCreate, type Fact } from "./Decision.ts"
+import { Escalation } from "./EscalationSchema.ts"
 
 /** */
 const ParamKey = Schema.String.check(
@@ -58,7 +59,9 @@ export const TemplateCreate = Schema.Struct({
   titleTemplate: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(L.titleTemplateMax)),
   bodyTemplate: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(L.bodyTemplateMax))),
   urgency: Schema.optionalKey(Urgency),
-  options: TemplateOptions
+  options: TemplateOptions,
+  /** The escalation ladder of the decisions it raises. */
+  escalation: Schema.optionalKey(Escalation)
 }).annotate({ identifier: "TemplateCreate" })
 export type TemplateCreate = typeof TemplateCreate.Type
 
@@ -71,6 +74,7 @@ export const Template = Schema.Struct({
   bodyTemplate: Schema.optionalKey(Schema.String),
   urgency: Urgency,
   options: Schema.Array(TemplateOption),
+  escalation: Schema.optionalKey(Escalation),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   archivedAt: Schema.optionalKey(Schema.String)
@@ -143,6 +147,7 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
     ...(body === undefined ? {} : { body }),
     facts,
     urgency: template.urgency,
+    ...(template.escalation === undefined ? {} : { escalation: template.escalation }),
     options: template.options.map((o) => ({
       id: o.id,
       label: o.label,

@@ -7,6 +7,8 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { Urgency } from "./Decision.ts"
 import { Decisions, requireAdmin, type CallerIdentity, type DecisionView, type WorkspaceUser } from "./Decisions.ts"
 import { UnknownRole, UnknownTemplate } from "./Errors.ts"
+import { defaultLadderProblem } from "./EscalationLadder.ts"
+import { Escalation } from "./EscalationSchema.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
 import { TemplateStore } from "./TemplateStore.ts"
@@ -21,7 +23,9 @@ export const TemplateUpdate = Schema.Struct({
   urgency: Schema.optionalKey(Urgency),
   options: Schema.optionalKey(
     Schema.Array(TemplateOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax))
-  )
+  ),
+  /** Replaces the ladder of the decisions it raises; null removes it. */
+  escalation: Schema.optionalKey(Schema.NullOr(Escalation))
 }).annotate({ identifier: "TemplateUpdate" })
 export type TemplateUpdate = typeof TemplateUpdate.Type
 
@@ -108,6 +112,7 @@ const make = Effect.gen(function* () {
   const create = Effect.fn("Templates.create")(function* (user: WorkspaceUser, input: TemplateCreate) {
     yield* requireAdmin(user)
     yield* requireRole(user.organizationId, input.roleSlug)
+    yield* defaultLadderProblem(input.escalation)
     const at = isoAt(yield* Clock.currentTimeMillis)
     const template: Template = {
       id: yield* ids.next,
@@ -118,6 +123,7 @@ const make = Effect.gen(function* () {
       ...(input.bodyTemplate === undefined ? {} : { bodyTemplate: input.bodyTemplate }),
       urgency: input.urgency ?? "normal",
       options: yield* withOptionIds(input.options),
+      ...(input.escalation === undefined ? {} : { escalation: input.escalation }),
       createdAt: at,
       updatedAt: at
     }
@@ -139,8 +145,10 @@ const make = Effect.gen(function* () {
       })
     }
     if (changes.roleSlug !== undefined) yield* requireRole(user.organizationId, changes.roleSlug)
-    const { bodyTemplate: _body, ...rest } = current
+    yield* defaultLadderProblem(changes.escalation ?? undefined)
+    const { bodyTemplate: _body, escalation: _ladder, ...rest } = current
     const bodyTemplate = changes.bodyTemplate === undefined ? current.bodyTemplate : (changes.bodyTemplate ?? undefined)
+    const escalation = changes.escalation === undefined ? current.escalation : (changes.escalation ?? undefined)
     const next: Template = {
       ...rest,
       ...(changes.name === undefined ? {} : { name: changes.name }),
@@ -149,6 +157,7 @@ const make = Effect.gen(function* () {
       ...(bodyTemplate === undefined ? {} : { bodyTemplate }),
       ...(changes.urgency === undefined ? {} : { urgency: changes.urgency }),
       ...(changes.options === undefined ? {} : { options: yield* withOptionIds(changes.options) }),
+      ...(escalation === undefined ? {} : { escalation }),
       updatedAt: isoAt(yield* Clock.currentTimeMillis)
     }
     yield* templates.replace(user.organizationId, next)
