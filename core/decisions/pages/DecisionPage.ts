@@ -5,6 +5,7 @@ import type { Routing } from "../Routing.ts"
 import { actionId, decisionPageId } from "./Addresses.ts"
 import { actionStatusLabel, statusLabel, timeLabel, urgencyLabel } from "./Labels.ts"
 import { markdownLinks } from "./Markdown.ts"
+import { escalationBlocks } from "./EscalationBlocks.ts"
 
 /** A decision as one person sees it: what the use cases read, and what that person may do. */
 export interface DecisionPageView {
@@ -316,6 +317,7 @@ export const decisionPage = (view: DecisionPageView): PageDocument => {
     ...questionsBlocks(decision),
     ...routeBlocks(view),
     ...recordActionBlocks(view),
+    ...escalationBlocks(decision),
     ...historyBlocks(decision)
   ]
   return { id: decisionPageId(decision.id), title: decision.title, blocks }
