@@ -75,8 +75,10 @@ const tool = <const Name extends string, S extends Schema.Top>(
 export const RequestDecision = tool("request_decision", {
   description:
     "Ask people in your organization to decide: a title, a decision role (roleSlug) whose holders decide, " +
-    "2 to 5 options, and optional body (markdown), facts, links, urgency, expiry and quorum ({count: M}: the " +
-    "decision resolves only when M different people give the same answer). Answers the created " +
+    "2 to 5 options, and optional body (markdown), facts, links, urgency, expiry, quorum ({count: M}: the " +
+    "decision resolves only when M different people give the same answer) and escalation (steps that " +
+    "remind the deciders, route to another role or person, or tell the admins, seconds after creation, while " +
+    "nobody has answered). Answers the created " +
     "decision (status pending) with its routing and `url`, the address of its page in the workspace to hand " +
     "a person. Learn the outcome with get_decision.",
   arguments: RequestDecisionArguments,

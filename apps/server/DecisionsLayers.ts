@@ -17,6 +17,7 @@ import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.
 import { DecisionFlow } from "../../core/decisions/DecisionFlow.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
 import { DecisionPages } from "../../core/decisions/pages/DecisionPages.ts"
+import { Escalations } from "../../core/decisions/Escalations.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import { Templates } from "../../core/decisions/Templates.ts"
@@ -86,7 +87,7 @@ export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
     })
   ).pipe(Layer.provide(Layer.merge(adapters.recordUpdater, adapters.webhookSender)))
   return DecisionPages.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers, DecisionFlow.layer)),
+    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers, DecisionFlow.layer, Escalations.layer)),
     Layer.provideMerge(Layer.merge(Decisions.layer, CallerAuthentication.layer)),
     Layer.provideMerge(Layer.merge(adapters.data, IdGeneratorUlid))
   )

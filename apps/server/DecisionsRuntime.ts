@@ -1,6 +1,7 @@
 import { Effect, Layer, type Redacted, Schedule } from "effect"
 import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
 import { Decisions } from "../../core/decisions/Decisions.ts"
+import { Escalations } from "../../core/decisions/Escalations.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
 import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
@@ -23,7 +24,7 @@ export const ExpirySweep = (everyMillis: number) =>
 
 /**
  * The background workers of the decisions service, each polling every `everyMillis`: record actions that
- * are due, and the webhook outbox. Work is claimed with leases in the database, so several servers may run
+ * are due, the webhook outbox, and escalation steps that are due. Work is claimed with leases in the database, so several servers may run
  * them side by side, and a server killed mid-work leaves nothing lost (it is claimed again later).
  */
 export const DecisionsWorkers = (everyMillis: number) =>
@@ -31,6 +32,7 @@ export const DecisionsWorkers = (everyMillis: number) =>
     Effect.gen(function* () {
       const actions = yield* RecordActions
       const deliveries = yield* WebhookDeliveries
+      const escalations = yield* Escalations
       const repeatedly = <A, E>(name: string, work: Effect.Effect<A, E>) =>
         work.pipe(
           Effect.catchCause((cause) => Effect.logWarning(`${name} failed; retrying`, cause)),
@@ -39,6 +41,7 @@ export const DecisionsWorkers = (everyMillis: number) =>
         )
       yield* repeatedly("record actions", actions.runDue())
       yield* repeatedly("webhook deliveries", deliveries.deliverDue())
+      yield* repeatedly("escalations", escalations.runDue())
     })
   )
 

@@ -4,6 +4,7 @@ import { Decisions as L } from "../kernel/Limits.ts"
 import { IsoDateTime } from "../kernel/Timestamp.ts"
 import { DecisionAction } from "./DecisionAction.ts"
 import { QuorumCreate, QuorumState, Vote } from "./Quorum.ts"
+import { Escalation, EscalationStepState } from "./EscalationSchema.ts"
 
 /** */
 export const DecisionStatus = Schema.Literals(["pending", "needs_info", "resolved", "expired", "cancelled"])
@@ -74,7 +75,9 @@ export const DecisionCreate = Schema.Struct({
   urgency: Schema.optionalKey(Urgency),
   expiresAt: Schema.optionalKey(IsoDateTime),
   directAssigneeEmail: Schema.optionalKey(Email),
-  quorum: Schema.optionalKey(QuorumCreate)
+  quorum: Schema.optionalKey(QuorumCreate),
+  /** The escalation ladder (core/decisions/Escalation.ts); absent: the template's or the role's, if any. */
+  escalation: Schema.optionalKey(Escalation)
 }).annotate({ identifier: "DecisionCreate" })
 export type DecisionCreate = typeof DecisionCreate.Type
 
@@ -139,6 +142,8 @@ export const Decision = Schema.Struct({
   templateSlug: Schema.optionalKey(Schema.String),
   /** The quorum and its votes, on decisions that need more than one person (core/decisions/Quorum.ts). */
   quorum: Schema.optionalKey(QuorumState),
+  /** The escalation ladder with each step's due time and, once run, its mark (absent on decisions without one). */
+  escalation: Schema.optionalKey(Schema.Array(EscalationStepState)),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   version: Schema.Int

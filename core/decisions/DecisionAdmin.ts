@@ -7,6 +7,7 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { CallerKeyStore, type ApiKey, type StoredCallerKey } from "./CallerKeyStore.ts"
 import { validationError } from "./DecisionRules.ts"
+import { defaultLadderProblem } from "./EscalationLadder.ts"
 import type { Assignment, RoleCreate, RoleUpdate } from "./Role.ts"
 import { makeRoleLossNotifier } from "./RoleLossNotifications.ts"
 import { RoleStore } from "./RoleStore.ts"
@@ -51,12 +52,14 @@ export const makeDecisionAdmin = Effect.gen(function* () {
 
   const createRole = Effect.fn("Decisions.createRole")(function* (user: WorkspaceUser, input: RoleCreate) {
     yield* requireAdmin(user)
+    yield* defaultLadderProblem(input.escalation)
     const created = yield* roles.create({
       id: yield* ids.next,
       organizationId: user.organizationId,
       slug: input.slug,
       name: input.name,
       description: input.description,
+      escalation: input.escalation,
       createdAt: isoAt(yield* nowMs)
     })
     if (!created) return yield* validationError("slug", "a role with this slug already exists")
@@ -69,6 +72,7 @@ export const makeDecisionAdmin = Effect.gen(function* () {
     patch: RoleUpdate
   ) {
     yield* requireAdmin(user)
+    yield* defaultLadderProblem(patch.escalation ?? undefined)
     const role = yield* roles.update(user.organizationId, slug, patch)
     if (role === undefined) return yield* missingRole()
     return role

@@ -17,7 +17,13 @@ export const notificationType = "decisions.notification.created"
 export const settlementType = "decisions.notification.settled"
 
 /** What a notification is about; it is also its `category` in the hub's feed. */
-export type NotificationKind = "decision_assigned" | "info_answered" | "decision_unrouted" | "action_dead_lettered"
+export type NotificationKind =
+  | "decision_assigned"
+  | "info_answered"
+  | "decision_unrouted"
+  | "action_dead_lettered"
+  /** An escalation step told the organization's admins (core/decisions/Escalations.ts). */
+  | "decision_escalated"
 
 /** Something a change did that someone should hear about. */
 export type Notable =
@@ -117,7 +123,11 @@ export const decisionNotifications = (
   }))
 
 /** The notifications that ask someone to act on a decision: those a settlement marks done. */
-export const askingKinds: ReadonlyArray<NotificationKind> = ["decision_assigned", "decision_unrouted"]
+export const askingKinds: ReadonlyArray<NotificationKind> = [
+  "decision_assigned",
+  "decision_unrouted",
+  "decision_escalated"
+]
 
 /** The subject of a settlement nobody made (an expiry, the caller cancelling): an address that is no one's. */
 export const nobody = "nobody@decisions.invalid"

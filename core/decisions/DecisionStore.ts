@@ -51,6 +51,13 @@ export class DecisionStore extends Context.Service<
      * (core/decisions/DecisionAction.ts `actionDueAt`), the longest-waiting first.
      */
     readonly actionsDue: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<Decision>>
+    /**
+     * One open decision, any organization, whose next escalation step is due at `nowIso` (core/decisions/Escalation.ts
+     * `escalationDueAt`, before its expiry), the longest-waiting first, or undefined. Inside a unit of work the
+     * decision is held until the unit ends, and units claiming at the same time pass over it, so two workers
+     * never run one step, and no move of the decision commits in between.
+     */
+    readonly claimEscalation: (nowIso: string) => Effect.Effect<Decision | undefined>
     /** One organization's decisions with an action `waiting_for_setup`. */
     readonly actionsWaiting: (organizationId: string) => Effect.Effect<ReadonlyArray<Decision>>
   }

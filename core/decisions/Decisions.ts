@@ -12,6 +12,7 @@ import { settle, step, type Command } from "./DecisionMachine.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { makeDecisionAdmin, type CallerIdentity, type WorkspaceUser } from "./DecisionAdmin.ts"
 import { makeDecisionWatches } from "./DecisionWatches.ts"
+import { makeLadderFor } from "./EscalationLadder.ts"
 import { createInputProblem, refusalToError } from "./DecisionRules.ts"
 import { makeTransitionWebhooks } from "./TransitionWebhooks.ts"
 import type { DecisionsInterface, DecisionView } from "./DecisionsInterface.ts"
@@ -52,6 +53,7 @@ const make = Effect.gen(function* () {
   const writes = yield* makeDecisionWrites
   const deliveriesFor = yield* makeTransitionWebhooks
   const admin = yield* makeDecisionAdmin
+  const ladderFor = yield* makeLadderFor
 
   /** The role and its holders; a role the request has already read is not read again. */
   const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string, known?: Role) {
@@ -131,6 +133,8 @@ const make = Effect.gen(function* () {
     const tooMany = quorumProblem(input.quorum, state.holders, input.directAssigneeEmail)
     if (tooMany !== undefined) return yield* tooMany
 
+    const escalation = yield* ladderFor(caller.organizationId, input, state.role, now)
+
     const options = yield* Effect.forEach(input.options, (o) =>
       Effect.map(
         o.id === undefined ? Effect.map(ids.next, (u) => `opt_${u.toLowerCase()}`) : Effect.succeed(o.id),
@@ -174,6 +178,7 @@ const make = Effect.gen(function* () {
       ...(armed.length === 0 ? {} : { actions: armed }),
       ...(templateSlug === undefined ? {} : { templateSlug }),
       ...(input.quorum === undefined ? {} : { quorum: newQuorum(input.quorum) }),
+      ...(escalation === undefined ? {} : { escalation }),
       createdAt: at,
       updatedAt: at,
       version: 0

@@ -126,7 +126,7 @@ export interface DecisionsInterface {
     user: WorkspaceUser,
     slug: string,
     patch: RoleUpdate
-  ) => Effect.Effect<Role, Forbidden | NotFound>
+  ) => Effect.Effect<Role, Forbidden | NotFound | ValidationError>
   readonly archiveRole: (user: WorkspaceUser, slug: string) => Effect.Effect<Role, Forbidden | NotFound>
   readonly listAssignments: (user: WorkspaceUser, slug: string) => Effect.Effect<ReadonlyArray<Assignment>, NotFound>
   readonly assign: (

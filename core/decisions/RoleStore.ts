@@ -1,4 +1,5 @@
 import { Context, Effect } from "effect"
+import type { EscalationStep } from "./EscalationSchema.ts"
 import type { Assignment, Role } from "./Role.ts"
 
 export interface NewRole {
@@ -8,6 +9,7 @@ export interface NewRole {
   readonly name: string
   readonly description?: string | undefined
   readonly createdAt: string
+  readonly escalation?: ReadonlyArray<EscalationStep> | undefined
 }
 
 export interface RoleWithHolders {
@@ -28,7 +30,12 @@ export class RoleStore extends Context.Service<
     readonly update: (
       organizationId: string,
       slug: string,
-      patch: { readonly name?: string | undefined; readonly description?: string | null | undefined }
+      patch: {
+        readonly name?: string | undefined
+        readonly description?: string | null | undefined
+        /** The role's default escalation ladder: absent keeps it, null removes it. */
+        readonly escalation?: ReadonlyArray<EscalationStep> | null | undefined
+      }
     ) => Effect.Effect<Role | undefined>
     readonly archive: (organizationId: string, slug: string, at: string) => Effect.Effect<Role | undefined>
     readonly assignments: (organizationId: string, slug: string) => Effect.Effect<ReadonlyArray<Assignment>>

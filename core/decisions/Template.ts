@@ -3,6 +3,7 @@ import { Decisions as L } from "../kernel/Limits.ts"
 import { isRecordId, type RecordTarget } from "./DecisionAction.ts"
 import { Slug, Urgency, type DecisionCreate, type Fact } from "./Decision.ts"
 import { QuorumCreate } from "./Quorum.ts"
+import { Escalation } from "./EscalationSchema.ts"
 
 /** */
 const ParamKey = Schema.String.check(
@@ -61,7 +62,9 @@ export const TemplateCreate = Schema.Struct({
   urgency: Schema.optionalKey(Urgency),
   options: TemplateOptions,
   /** The quorum of the decisions it raises (checked against the role's holders when one is raised). */
-  quorum: Schema.optionalKey(QuorumCreate)
+  quorum: Schema.optionalKey(QuorumCreate),
+  /** The escalation ladder of the decisions it raises. */
+  escalation: Schema.optionalKey(Escalation)
 }).annotate({ identifier: "TemplateCreate" })
 export type TemplateCreate = typeof TemplateCreate.Type
 
@@ -75,6 +78,7 @@ export const Template = Schema.Struct({
   urgency: Urgency,
   options: Schema.Array(TemplateOption),
   quorum: Schema.optionalKey(QuorumCreate),
+  escalation: Schema.optionalKey(Escalation),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   archivedAt: Schema.optionalKey(Schema.String)
@@ -148,6 +152,7 @@ export const raise = (template: Template, params: TemplateParams): Result.Result
     facts,
     urgency: template.urgency,
     ...(template.quorum === undefined ? {} : { quorum: template.quorum }),
+    ...(template.escalation === undefined ? {} : { escalation: template.escalation }),
     options: template.options.map((o) => ({
       id: o.id,
       label: o.label,

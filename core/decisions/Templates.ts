@@ -8,6 +8,8 @@ import { Urgency } from "./Decision.ts"
 import { QuorumCreate } from "./Quorum.ts"
 import { Decisions, requireAdmin, type CallerIdentity, type DecisionView, type WorkspaceUser } from "./Decisions.ts"
 import { UnknownRole, UnknownTemplate } from "./Errors.ts"
+import { defaultLadderProblem } from "./EscalationLadder.ts"
+import { Escalation } from "./EscalationSchema.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { raise, TemplateOptionCreate, type Template, type TemplateCreate, type TemplateParams } from "./Template.ts"
 import { TemplateStore } from "./TemplateStore.ts"
@@ -24,7 +26,9 @@ export const TemplateUpdate = Schema.Struct({
     Schema.Array(TemplateOptionCreate).check(Schema.isMinLength(L.optionsMin), Schema.isMaxLength(L.optionsMax))
   ),
   /** `null` clears it. */
-  quorum: Schema.optionalKey(Schema.NullOr(QuorumCreate))
+  quorum: Schema.optionalKey(Schema.NullOr(QuorumCreate)),
+  /** Replaces the ladder of the decisions it raises; null removes it. */
+  escalation: Schema.optionalKey(Schema.NullOr(Escalation))
 }).annotate({ identifier: "TemplateUpdate" })
 export type TemplateUpdate = typeof TemplateUpdate.Type
 
@@ -111,6 +115,7 @@ const make = Effect.gen(function* () {
   const create = Effect.fn("Templates.create")(function* (user: WorkspaceUser, input: TemplateCreate) {
     yield* requireAdmin(user)
     yield* requireRole(user.organizationId, input.roleSlug)
+    yield* defaultLadderProblem(input.escalation)
     const at = isoAt(yield* Clock.currentTimeMillis)
     const template: Template = {
       id: yield* ids.next,
@@ -122,6 +127,7 @@ const make = Effect.gen(function* () {
       urgency: input.urgency ?? "normal",
       options: yield* withOptionIds(input.options),
       ...(input.quorum === undefined ? {} : { quorum: input.quorum }),
+      ...(input.escalation === undefined ? {} : { escalation: input.escalation }),
       createdAt: at,
       updatedAt: at
     }
@@ -143,9 +149,11 @@ const make = Effect.gen(function* () {
       })
     }
     if (changes.roleSlug !== undefined) yield* requireRole(user.organizationId, changes.roleSlug)
-    const { bodyTemplate: _body, quorum: _quorum, ...rest } = current
+    yield* defaultLadderProblem(changes.escalation ?? undefined)
+    const { bodyTemplate: _body, quorum: _quorum, escalation: _ladder, ...rest } = current
     const bodyTemplate = changes.bodyTemplate === undefined ? current.bodyTemplate : (changes.bodyTemplate ?? undefined)
     const quorum = changes.quorum === undefined ? current.quorum : (changes.quorum ?? undefined)
+    const escalation = changes.escalation === undefined ? current.escalation : (changes.escalation ?? undefined)
     const next: Template = {
       ...rest,
       ...(changes.name === undefined ? {} : { name: changes.name }),
@@ -155,6 +163,7 @@ const make = Effect.gen(function* () {
       ...(changes.urgency === undefined ? {} : { urgency: changes.urgency }),
       ...(changes.options === undefined ? {} : { options: yield* withOptionIds(changes.options) }),
       ...(quorum === undefined ? {} : { quorum }),
+      ...(escalation === undefined ? {} : { escalation }),
       updatedAt: isoAt(yield* Clock.currentTimeMillis)
     }
     yield* templates.replace(user.organizationId, next)

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { monotonicFactory } from "ulid"
 import type { Decision, DecisionStatus } from "../../core/decisions/Decision.ts"
 import { DecisionStore, type DecisionQuery, type DecisionScope } from "../../core/decisions/DecisionStore.ts"
+import { planLadder } from "../../core/decisions/Escalation.ts"
 
 // The suite shares one store: every test works in organizations of its own. `due` looks across organizations,
 // so its test lives in 2001 and every other decision expires in 2029 or later.
@@ -382,6 +383,57 @@ export const DecisionStoreContract = (name: string, store: Layer.Layer<DecisionS
           // Once saved as expired, a decision is no longer due.
           assert.isTrue(yield* store.save({ ...first, status: "expired", version: 1 }, 0))
           assert.deepStrictEqual(ids(yield* store.due(at(40), 10)), ids([second, third, atNow]))
+        })
+      )
+
+      // Its decisions live in 1990 (before every other test's) and none is left open with a past expiry.
+      it.effect("claimEscalation answers the open decision whose next step is due first, before its expiry", () =>
+        Effect.gen(function* () {
+          const store = yield* DecisionStore
+          const t = (seconds: number) => new Date(Date.UTC(1990, 0, 1) + seconds * 1000).toISOString()
+          const created = Date.UTC(1990, 0, 1)
+          const ladder = (...afters: ReadonlyArray<number>) =>
+            planLadder(
+              afters.map((after) => ({ after, action: "remind" as const })),
+              created
+            )
+          const [org, other] = [freshOrganization(), freshOrganization()]
+          const base = { createdAt: t(0), updatedAt: t(0) }
+          const later = decisionIn(org, { ...base, escalation: ladder(60, 600) })
+          const first = decisionIn(other, { ...base, status: "needs_info", escalation: ladder(30) })
+          const allRan = decisionIn(org, {
+            ...base,
+            escalation: ladder(10).map((s) => ({ ...s, ranAt: t(11), outcome: "done" as const }))
+          })
+          const closed = decisionIn(org, { ...base, status: "resolved", escalation: ladder(10) })
+          const expiring = decisionIn(other, { ...base, expiresAt: t(45), escalation: ladder(40) })
+          const pastExpiry = decisionIn(org, { ...base, expiresAt: t(20), escalation: ladder(20) })
+          for (const d of [later, first, allRan, closed, expiring, pastExpiry]) yield* store.insert(d)
+
+          assert.isUndefined(yield* store.claimEscalation(t(29)))
+          assert.strictEqual((yield* store.claimEscalation(t(30)))?.id, first.id)
+          assert.strictEqual((yield* store.claimEscalation(t(60)))?.id, first.id)
+          // Once its step is marked, it is due no more; the one whose expiry came first is never claimed.
+          const ran = first.escalation!.map((s) => ({ ...s, ranAt: t(61), outcome: "done" as const }))
+          assert.isTrue(yield* store.save({ ...first, escalation: ran, version: 1 }, 0))
+          assert.strictEqual((yield* store.claimEscalation(t(42)))?.id, expiring.id)
+          assert.strictEqual((yield* store.claimEscalation(t(60)))?.id, later.id)
+          // The next step of a ladder counts: `later` is due again at 600 s once its first step ran.
+          const [one, two] = later.escalation!
+          const stepped = [{ ...one!, ranAt: t(61), outcome: "done" as const }, two!]
+          assert.isTrue(yield* store.save({ ...later, escalation: stepped, version: 1 }, 0))
+          assert.isUndefined(yield* store.claimEscalation(t(599)))
+          assert.strictEqual((yield* store.claimEscalation(t(600)))?.id, later.id)
+
+          for (const [d, version] of [
+            [later, 1],
+            [expiring, 0],
+            [pastExpiry, 0]
+          ] as const) {
+            const current = (yield* store.get(d.organizationId, d.id))!
+            assert.isTrue(yield* store.save({ ...current, status: "cancelled", version: version + 1 }, version))
+          }
+          assert.isUndefined(yield* store.claimEscalation(t(10_000)))
         })
       )
     }))

@@ -126,7 +126,7 @@ describe("what a decision's change tells whom", () => {
     assert.deepStrictEqual(event!.subject, { email: "ann@example.com", companyId: "org_1" })
     assert.deepStrictEqual(event!.data, {
       url: "/apps/decisions/decision-01J00000000000000000000000",
-      categories: ["decision_assigned", "decision_unrouted"],
+      categories: ["decision_assigned", "decision_unrouted", "decision_escalated"],
       body: "Answered by Ann@example.com: Yes."
     })
     // The same change gives the same id: written again, the hub settles once.

@@ -4,6 +4,7 @@ import { epochMs } from "../../../core/kernel/Timestamp.ts"
 import { isOpen, type Decision } from "../../../core/decisions/Decision.ts"
 import { actionsDueAt, hasWaitingAction } from "../../../core/decisions/DecisionAction.ts"
 import { settle } from "../../../core/decisions/DecisionMachine.ts"
+import { escalationDueAt } from "../../../core/decisions/Escalation.ts"
 import { DecisionStore, type DecisionQuery } from "../../../core/decisions/DecisionStore.ts"
 import { WebhookOutbox, type WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
 
@@ -85,6 +86,19 @@ export const DecisionStoreMemory: Layer.Layer<DecisionStore | WebhookOutbox> = L
             .sort((a, b) => a.at - b.at || (a.d.id < b.d.id ? -1 : 1))
             .slice(0, limit)
             .map(({ d }) => d)
+        }),
+      // Units of work take turns in memory: the one claiming holds the decision until it ends anyway.
+      claimEscalation: (nowIso) =>
+        Effect.sync(() => {
+          const now = epochMs(nowIso)
+          let found: { readonly d: Decision; readonly at: number } | undefined
+          for (const d of rows.values()) {
+            const at = escalationDueAt(d)
+            if (at === undefined || at > now) continue
+            if (d.expiresAt !== undefined && epochMs(d.expiresAt) <= now) continue
+            if (found === undefined || at < found.at || (at === found.at && d.id < found.d.id)) found = { d, at }
+          }
+          return found?.d
         }),
       actionsWaiting: (organizationId) =>
         Effect.sync(() =>

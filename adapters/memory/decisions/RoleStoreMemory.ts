@@ -41,6 +41,7 @@ export const RoleStoreMemory = Layer.sync(RoleStore, () => {
             slug: role.slug,
             name: role.name,
             ...(role.description === undefined ? {} : { description: role.description }),
+            ...(role.escalation === undefined ? {} : { escalation: role.escalation }),
             createdAt: role.createdAt
           },
           members: new Map()
@@ -52,12 +53,14 @@ export const RoleStoreMemory = Layer.sync(RoleStore, () => {
       Effect.sync(() => {
         const row = rows.get(key(organizationId, slug))
         if (row === undefined) return undefined
-        const { description: _old, ...rest } = row.role
+        const { description: _old, escalation: _ladder, ...rest } = row.role
         const description = patch.description === undefined ? row.role.description : (patch.description ?? undefined)
+        const escalation = patch.escalation === undefined ? row.role.escalation : (patch.escalation ?? undefined)
         row.role = {
           ...rest,
           ...(patch.name === undefined ? {} : { name: patch.name }),
-          ...(description === undefined ? {} : { description })
+          ...(description === undefined ? {} : { description }),
+          ...(escalation === undefined ? {} : { escalation })
         }
         return show(row)
       }),

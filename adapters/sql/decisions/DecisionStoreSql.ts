@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { Decision, DecisionStatus } from "../../../core/decisions/Decision.ts"
 import { actionsDueAt, hasWaitingAction } from "../../../core/decisions/DecisionAction.ts"
 import { DecisionStore, type DecisionQuery } from "../../../core/decisions/DecisionStore.ts"
+import { escalationDueAt } from "../../../core/decisions/Escalation.ts"
 import type { WebhookDelivery } from "../../../core/decisions/WebhookOutbox.ts"
 import { normalizeEmail } from "../../../core/kernel/Email.ts"
 import { epochMs, isoAt } from "../../../core/kernel/Timestamp.ts"
@@ -41,6 +42,7 @@ const instant = (iso: string): string | null => {
 /** The scalar columns, always rewritten from the decision itself (0002_decisions.ts, 0007_actions_and_outbox.ts). */
 const columns = (decision: Decision) => {
   const actionDueAt = actionsDueAt(decision.actions)
+  const escalationAt = escalationDueAt(decision)
   return {
     roleSlug: decision.roleSlug,
     status: decision.status,
@@ -50,6 +52,7 @@ const columns = (decision: Decision) => {
     createdAt: instant(decision.createdAt),
     actionDueAt: actionDueAt === undefined ? null : isoAt(actionDueAt),
     actionsWaiting: hasWaitingAction(decision.actions),
+    escalationDueAt: escalationAt === undefined ? null : isoAt(escalationAt),
     doc: JSON.stringify(decision)
   }
 }
@@ -71,10 +74,10 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
       return sql`
           INSERT INTO decisions.decisions
             (id, organization_id, role_slug, status, direct_assignee_email, expires_at, created_at, version,
-              action_due_at, actions_waiting, doc)
+              action_due_at, actions_waiting, escalation_due_at, doc)
           VALUES (${decision.id}, ${decision.organizationId}, ${c.roleSlug}, ${c.status}, ${c.directAssigneeEmail},
             ${c.expiresAt}::timestamptz, ${c.createdAt}::timestamptz, ${decision.version},
-            ${c.actionDueAt}::timestamptz, ${c.actionsWaiting}, ${c.doc}::jsonb)`
+            ${c.actionDueAt}::timestamptz, ${c.actionsWaiting}, ${c.escalationDueAt}::timestamptz, ${c.doc}::jsonb)`
     }
 
     const findRow = SqlSchema.findOneOption({
@@ -99,6 +102,7 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
             version = ${next.version},
             action_due_at = ${c.actionDueAt}::timestamptz,
             actions_waiting = ${c.actionsWaiting},
+            escalation_due_at = ${c.escalationDueAt}::timestamptz,
             doc = ${c.doc}::jsonb
           WHERE id = ${next.id} AND organization_id = ${next.organizationId} AND version = ${expectedVersion}
           RETURNING id`
@@ -155,6 +159,19 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
         WHERE action_due_at <= ${instant(nowIso)}::timestamptz
         ORDER BY action_due_at, id
         LIMIT ${limit}`
+    })
+
+    // Held until the unit of work ends; rows another unit holds are passed over (core/decisions/Escalations.ts).
+    const escalationRow = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: Row,
+      execute: (nowIso) => sql`
+        SELECT doc FROM decisions.decisions
+        WHERE escalation_due_at <= ${instant(nowIso)}::timestamptz
+          AND (expires_at IS NULL OR expires_at > ${instant(nowIso)}::timestamptz)
+        ORDER BY escalation_due_at, id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED`
     })
 
     const actionsWaitingRows = SqlSchema.findAll({
@@ -214,6 +231,9 @@ export const DecisionStoreSql: Layer.Layer<DecisionStore, never, SqlClient.SqlCl
       }, Effect.orDie),
       actionsDue: Effect.fn("DecisionStoreSql.actionsDue")(function* (nowIso: string, limit: number) {
         return docs(yield* actionsDueRows({ nowIso, limit }))
+      }, Effect.orDie),
+      claimEscalation: Effect.fn("DecisionStoreSql.claimEscalation")(function* (nowIso: string) {
+        return Option.getOrUndefined(yield* escalationRow(nowIso))?.doc
       }, Effect.orDie),
       actionsWaiting: Effect.fn("DecisionStoreSql.actionsWaiting")(function* (organizationId: string) {
         return docs(yield* actionsWaitingRows(organizationId))

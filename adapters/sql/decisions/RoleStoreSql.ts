@@ -1,5 +1,6 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { Escalation } from "../../../core/decisions/EscalationSchema.ts"
 import type { Assignment, Role } from "../../../core/decisions/Role.ts"
 import { RoleStore, type NewRole } from "../../../core/decisions/RoleStore.ts"
 import { onceInShared } from "../units/GatheredReads.ts"
@@ -11,7 +12,8 @@ const RoleRow = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   member_count: Schema.Int,
   created_at: Schema.Date,
-  archived_at: Schema.NullOr(Schema.Date)
+  archived_at: Schema.NullOr(Schema.Date),
+  escalation: Schema.NullOr(Escalation)
 })
 
 const RoleWithHoldersRow = Schema.Struct({ ...RoleRow.fields, holders: Schema.Array(Schema.String) })
@@ -27,7 +29,8 @@ const toRole = (row: typeof RoleRow.Type): Role => ({
   ...(row.description === null ? {} : { description: row.description }),
   memberCount: row.member_count,
   createdAt: row.created_at.toISOString(),
-  ...(row.archived_at === null ? {} : { archivedAt: row.archived_at.toISOString() })
+  ...(row.archived_at === null ? {} : { archivedAt: row.archived_at.toISOString() }),
+  ...(row.escalation === null ? {} : { escalation: row.escalation })
 })
 
 const toAssignment = (row: typeof AssignmentRow.Type): Assignment => ({
@@ -48,7 +51,7 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
     const sql = yield* SqlClient.SqlClient
 
     // Every answer about a role (`r`) goes through this projection, so `memberCount` is counted one way.
-    const roleColumns = sql`r.id, r.slug, r.name, r.description, r.created_at, r.archived_at,
+    const roleColumns = sql`r.id, r.slug, r.name, r.description, r.created_at, r.archived_at, r.escalation,
       (SELECT count(*)::integer FROM decisions.role_assignments a
         WHERE a.organization_id = r.organization_id AND a.slug = r.slug) AS member_count`
 
@@ -74,13 +77,14 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
         slug: Schema.String,
         name: Schema.String,
         description: Schema.optional(Schema.String),
-        createdAt: Schema.String
+        createdAt: Schema.String,
+        escalation: Schema.optional(Escalation)
       }),
       Result: Schema.Struct({ id: Schema.String }),
       execute: (role) => sql`
-        INSERT INTO decisions.roles (organization_id, slug, id, name, description, created_at)
+        INSERT INTO decisions.roles (organization_id, slug, id, name, description, created_at, escalation)
         VALUES (${role.organizationId}, ${role.slug}, ${role.id}, ${role.name}, ${role.description ?? null},
-          ${role.createdAt}::timestamptz)
+          ${role.createdAt}::timestamptz, ${role.escalation === undefined ? null : JSON.stringify(role.escalation)}::jsonb)
         ON CONFLICT (organization_id, slug) DO NOTHING
         RETURNING id`
     })
@@ -92,14 +96,17 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
         slug: Schema.String,
         name: Schema.NullOr(Schema.String),
         setDescription: Schema.Boolean,
-        description: Schema.NullOr(Schema.String)
+        description: Schema.NullOr(Schema.String),
+        setEscalation: Schema.Boolean,
+        escalation: Schema.NullOr(Schema.String)
       }),
       Result: RoleRow,
       execute: (patch) => sql`
         WITH r AS (
           UPDATE decisions.roles SET
             name = coalesce(${patch.name}::text, name),
-            description = CASE WHEN ${patch.setDescription}::boolean THEN ${patch.description}::text ELSE description END
+            description = CASE WHEN ${patch.setDescription}::boolean THEN ${patch.description}::text ELSE description END,
+            escalation = CASE WHEN ${patch.setEscalation}::boolean THEN ${patch.escalation}::jsonb ELSE escalation END
           WHERE organization_id = ${patch.organizationId} AND slug = ${patch.slug}
           RETURNING *
         )
@@ -200,7 +207,7 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
       update: Effect.fn("RoleStoreSql.update")(function* (
         organizationId: string,
         slug: string,
-        patch: { readonly name?: string | undefined; readonly description?: string | null | undefined }
+        patch: Parameters<RoleStore["Service"]["update"]>[2]
       ) {
         return orUndefined(
           yield* updateRow({
@@ -208,7 +215,9 @@ export const RoleStoreSql: Layer.Layer<RoleStore, never, SqlClient.SqlClient> = 
             slug,
             name: patch.name ?? null,
             setDescription: patch.description !== undefined,
-            description: patch.description ?? null
+            description: patch.description ?? null,
+            setEscalation: patch.escalation !== undefined,
+            escalation: patch.escalation == null ? null : JSON.stringify(patch.escalation)
           })
         )
       }, Effect.orDie),

@@ -9,6 +9,7 @@ import { actionsAndOutbox } from "./0007_actions_and_outbox.ts"
 import { eventsTables } from "./0008_events.ts"
 import { mcpSessionsTable } from "./0010_mcp_sessions.ts"
 import { organizationStatusesTables } from "./0011_organization_statuses.ts"
+import { escalationColumns } from "./0012_escalation.ts"
 
 /**
  * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
@@ -27,5 +28,6 @@ export const decisionsMigrations: ReadonlyArray<Migration> = [
   actionsAndOutbox,
   eventsTables,
   mcpSessionsTable,
-  organizationStatusesTables
+  organizationStatusesTables,
+  escalationColumns
 ]

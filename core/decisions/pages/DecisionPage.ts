@@ -6,6 +6,7 @@ import { actionId, decisionPageId } from "./Addresses.ts"
 import { actionStatusLabel, statusLabel, timeLabel, urgencyLabel } from "./Labels.ts"
 import { markdownLinks } from "./Markdown.ts"
 import { quorumBlocks } from "./QuorumBlocks.ts"
+import { escalationBlocks } from "./EscalationBlocks.ts"
 
 /** A decision as one person sees it: what the use cases read, and what that person may do. */
 export interface DecisionPageView {
@@ -323,6 +324,7 @@ export const decisionPage = (view: DecisionPageView): PageDocument => {
     ...questionsBlocks(decision),
     ...routeBlocks(view),
     ...recordActionBlocks(view),
+    ...escalationBlocks(decision),
     ...historyBlocks(decision)
   ]
   return { id: decisionPageId(decision.id), title: decision.title, blocks }
