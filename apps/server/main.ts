@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Layer, Logger, Option, References, Runtime } from 
 import { join } from "node:path"
 import { presentSecrets, ServerConfig } from "./Config.ts"
 import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
-import { DecisionsDataSql } from "./DecisionsData.ts"
+import { DecisionsDataSql } from "./decisions/DecisionsData.ts"
 import { makeServer } from "./Server.ts"
 import { publicUrls } from "./Addresses.ts"
 import { DataDirInUse } from "../../adapters/sql/DataDir.ts"

@@ -1,9 +1,9 @@
 import { Effect, Layer, type Redacted, Schedule } from "effect"
-import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
-import { Decisions } from "../../core/decisions/Decisions.ts"
-import { RecordActions } from "../../core/decisions/RecordActions.ts"
-import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
-import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
+import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { RecordActions } from "../../../core/decisions/RecordActions.ts"
+import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
+import { ProducerRelayWorker } from "../ProducerRelayRuntime.ts"
 
 /**
  * Writes expiry of due decisions every `everyMillis` and wakes their long-polling readers. Reads never
