@@ -48,7 +48,8 @@ const backends = [
   ...sqlBackends.map((backend) => ({
     name: `sql on ${backend.name}`,
     stack: countingReads(
-      Layer.mergeAll(DecisionsDataSql, IdGeneratorUlid, TransactionsSql).pipe(
+      Layer.merge(DecisionsDataSql, IdGeneratorUlid).pipe(
+        Layer.provideMerge(TransactionsSql),
         Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
         Layer.provide(backend.layer)
       )

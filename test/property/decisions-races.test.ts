@@ -80,7 +80,8 @@ const backends = [
     name: backend.name,
     stack: () =>
       racingStack(
-        Layer.merge(DecisionsDataSql, TransactionsSql).pipe(
+        DecisionsDataSql.pipe(
+          Layer.provideMerge(TransactionsSql),
           Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
           Layer.provide(backend.layer)
         )

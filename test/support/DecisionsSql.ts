@@ -11,6 +11,6 @@ import { testDecisionsSettings, testOutbound } from "./DecisionsMemory.ts"
 /** The decisions use cases and the idempotency store over the SQL adapters, on a fresh migrated database. */
 export const decisionsSqlOn = (backend: SqlBackend, updater?: Layer.Layer<RecordUpdater, never, never>) =>
   DecisionsUseCases(testDecisionsSettings, {
-    data: Layer.merge(DecisionsDataSql, TransactionsSql),
+    data: DecisionsDataSql.pipe(Layer.provideMerge(TransactionsSql)),
     ...testOutbound(updater)
   }).pipe(Layer.provide(migrationsLayer("decisions", decisionsMigrations)), Layer.provide(backend.layer))

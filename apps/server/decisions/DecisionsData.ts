@@ -12,20 +12,22 @@ import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.t
 import { OrganizationAdminsSql } from "../../../adapters/sql/decisions/OrganizationAdminsSql.ts"
 import { OrganizationStatusesSql } from "../../../adapters/sql/OrganizationStatusesSql.ts"
 import { ProducerOutboxSql } from "../../../adapters/sql/ProducerOutboxSql.ts"
-import { TransactionsSql } from "../../../adapters/sql/TransactionsSql.ts"
+import { migrationsLayer } from "../../../adapters/sql/Migrator.ts"
+import { decisionsMigrations } from "../../../adapters/sql/decisions/migrations.ts"
 
 /** The decisions service's event outbox for the hub, `decisions.event_outbox`. */
 export const DecisionsOutboxSql = ProducerOutboxSql({ schema: "decisions", table: "event_outbox" })
 
 /**
- * The decisions service's data in its own Postgres schema, `decisions`. Its wake-ups wait for the commit of
- * the unit of work they are sent in: any TransactionsSql over the same client sees the same units.
+ * The decisions service's data in its own Postgres schema, `decisions` (on a Postgres server or the embedded
+ * database alike). Needs the database's one `Transactions` (TransactionsSql): its wake-ups wait for the
+ * commit of the unit of work they are sent in.
  */
 export const DecisionsDataSql = Layer.mergeAll(
   DecisionStoreSql,
   RoleStoreWithCacheSql,
   CallerKeyStoreSql,
-  DecisionSignalsSql.pipe(Layer.provide(TransactionsSql)),
+  DecisionSignalsSql,
   TemplateStoreSql,
   WebhookStoreSql,
   WebhookOutboxSql,
@@ -35,4 +37,9 @@ export const DecisionsDataSql = Layer.mergeAll(
   McpSessionStoreSql,
   OrganizationStatusesSql("decisions"),
   IdempotencyStoreSql("decisions")
+)
+
+/** `DecisionsDataSql` on a database whose `decisions` schema is migrated first: what the server runs on. */
+export const DecisionsDataMigrated = DecisionsDataSql.pipe(
+  Layer.provide(migrationsLayer("decisions", decisionsMigrations))
 )

@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { migrationsLayer } from "../../../adapters/sql/Migrator.ts"
+import { hubMigrations } from "../../../adapters/sql/hub/migrations.ts"
 import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
 import { DirectorySql } from "../../../adapters/sql/hub/DirectorySql.ts"
 import { FactOutboxSql } from "../../../adapters/sql/hub/FactOutboxSql.ts"
@@ -117,6 +119,9 @@ export const HubDataSql = Layer.mergeAll(
   FactOutboxSql,
   IdempotencyStoreSql("hub")
 )
+
+/** `HubDataSql` on a database whose `hub` schema is migrated first: what the server runs on. */
+export const HubDataMigrated = HubDataSql.pipe(Layer.provide(migrationsLayer("hub", hubMigrations)))
 
 /**
  * The hub's workers: events processed and the channels' deliveries sent (`HubEventWorkers`), the mail outbox
