@@ -14,7 +14,7 @@ interface Listener {
 }
 
 /** The services of SERVICES that this process runs (known names only: `checkServices` refuses the others). */
-export const runningServices = (config: Pick<ServerConfig, "services">): ReadonlySet<ServiceName> =>
+export const runningServices = (config: { readonly services: ReadonlyArray<string> }): ReadonlySet<ServiceName> =>
   new Set(serviceNames.filter((name) => config.services.includes(name)))
 
 /** The setting that says where each service is reached when this process does not run it. */
@@ -33,7 +33,10 @@ const peersOf: Record<ServiceName, ReadonlyArray<ServiceName>> = {
  * sentence naming the setting, or undefined.
  */
 export const checkServices = (
-  config: Pick<ServerConfig, "services" | "databaseUrl" | "hubUrl" | "decisionsUrl" | "tasksUrl">
+  config: { readonly services: ReadonlyArray<string> } & Pick<
+    ServerConfig,
+    "databaseUrl" | "hubUrl" | "decisionsUrl" | "tasksUrl"
+  >
 ): string | undefined => {
   const known: ReadonlyArray<string> = serviceNames
   const unknown = config.services.find((name) => !known.includes(name))

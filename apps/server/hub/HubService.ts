@@ -60,20 +60,17 @@ export const HubService = <Data, E, R>(settings: HubServiceSettings, adapters: H
     )
   )
   const publicUrl = settings.useCases.publicUrl
-  const routes = Layer.merge(
-    hubRoutes(settings.routes, settings.hubRoutes),
-    hubOpenIdRoutes(settings.openId, {
-      personOf: (cookie: string) =>
-        Effect.gen(function* () {
-          return yield* (yield* Sessions).find(cookie)
-        }),
-      startSession: (userId: string, response: HttpServerResponse.HttpServerResponse) =>
-        Effect.gen(function* () {
-          const started = yield* (yield* Sessions).start(userId)
-          return withSessionCookie(response, publicUrl, started)
-        })
-    })
+  // The OpenID routes reach the hub's sessions while they answer: taken here, as the routes are built.
+  const openIdRoutes = Layer.unwrap(
+    Effect.map(Effect.service(Sessions), (sessions) =>
+      hubOpenIdRoutes(settings.openId, {
+        personOf: (cookie: string) => sessions.find(cookie),
+        startSession: (userId: string, response: HttpServerResponse.HttpServerResponse) =>
+          Effect.map(sessions.start(userId), (started) => withSessionCookie(response, publicUrl, started))
+      })
+    )
   )
+  const routes = Layer.merge(hubRoutes(settings.routes, settings.hubRoutes), openIdRoutes)
   const workers =
     settings.workers === undefined
       ? Layer.empty
