@@ -1,6 +1,6 @@
 import { Option } from "effect"
 import type { ServerConfig } from "./Config.ts"
-import { tasksPublicUrl } from "./TasksRuntime.ts"
+import { tasksPublicUrl } from "./tasks/TasksRuntime.ts"
 
 const anyAddress = new Set(["0.0.0.0", "::", "[::]"])
 

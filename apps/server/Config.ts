@@ -77,6 +77,19 @@ export const ServerConfig = Config.all({
   environment: Config.Literals(["development", "test", "production"], "NODE_ENV").pipe(
     Config.withDefault("development" as const)
   ),
+  /**
+   * The services this process runs, comma-separated: `hub`, `decisions`, `tasks` (all three unless set). The
+   * others are reached at HUB_URL, DECISIONS_URL and TASKS_URL; names are checked at start (StartChecks.ts).
+   */
+  services: Config.String("SERVICES").pipe(
+    Config.withDefault("hub,decisions,tasks"),
+    Config.map((text) =>
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== "")
+    )
+  ),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   hubPort: Config.Port("HUB_PORT").pipe(Config.withDefault(4000)),
   decisionsPort: Config.Port("DECISIONS_PORT").pipe(Config.withDefault(4001)),

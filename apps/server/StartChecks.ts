@@ -1,6 +1,7 @@
 import { Cause, Effect, Option, Redacted } from "effect"
 import { createServer } from "node:net"
 import type { ServerConfig } from "./Config.ts"
+import { serviceNames, type ServiceName } from "./Services.ts"
 
 /**
  * What a start that cannot go on tells the operator: one sentence naming the setting to change or the command
@@ -12,10 +13,59 @@ interface Listener {
   readonly port: number
 }
 
+/** The services of SERVICES that this process runs (known names only: `checkServices` refuses the others). */
+export const runningServices = (config: { readonly services: ReadonlyArray<string> }): ReadonlySet<ServiceName> =>
+  new Set(serviceNames.filter((name) => config.services.includes(name)))
+
+/** The setting that says where each service is reached when this process does not run it. */
+const peerSettings = { hub: "HUB_URL", decisions: "DECISIONS_URL", tasks: "TASKS_URL" } as const
+
+/** Which peers each service calls: the hub calls both services; they send their events to the hub. */
+const peersOf: Record<ServiceName, ReadonlyArray<ServiceName>> = {
+  hub: ["decisions", "tasks"],
+  decisions: ["hub"],
+  tasks: ["hub"]
+}
+
+/**
+ * SERVICES: every name known, at least one, all three on the embedded database (one process holds it), and
+ * every peer a running service calls either running here or reached at its URL. The first problem as a
+ * sentence naming the setting, or undefined.
+ */
+export const checkServices = (
+  config: { readonly services: ReadonlyArray<string> } & Pick<
+    ServerConfig,
+    "databaseUrl" | "hubUrl" | "decisionsUrl" | "tasksUrl"
+  >
+): string | undefined => {
+  const known: ReadonlyArray<string> = serviceNames
+  const unknown = config.services.find((name) => !known.includes(name))
+  if (unknown !== undefined) {
+    return `SERVICES names "${unknown}", which is not a service: name hub, decisions or tasks, comma-separated.`
+  }
+  const running = runningServices(config)
+  if (running.size === 0) return "SERVICES names no service: name hub, decisions or tasks, comma-separated."
+  const list = [...running].join(",")
+  if (running.size < serviceNames.length && Option.isNone(config.databaseUrl)) {
+    return `The embedded database serves all three services in one process: to run SERVICES=${list} alone, set DATABASE_URL to a Postgres server every instance shares.`
+  }
+  const urls = { hub: config.hubUrl, decisions: config.decisionsUrl, tasks: config.tasksUrl }
+  for (const service of running) {
+    for (const peer of peersOf[service]) {
+      if (!running.has(peer) && Option.isNone(urls[peer])) {
+        return `SERVICES=${list} runs ${service} without ${peer}: set ${peerSettings[peer]} to where ${peer} is reached.`
+      }
+    }
+  }
+  return undefined
+}
+
 const listenersOf = (config: ServerConfig): ReadonlyArray<Listener> => [
-  { setting: "HUB_PORT", port: config.hubPort },
-  { setting: "DECISIONS_PORT", port: config.decisionsPort },
-  { setting: "TASKS_PORT", port: config.tasksPort },
+  ...[
+    { service: "hub" as const, setting: "HUB_PORT", port: config.hubPort },
+    { service: "decisions" as const, setting: "DECISIONS_PORT", port: config.decisionsPort },
+    { service: "tasks" as const, setting: "TASKS_PORT", port: config.tasksPort }
+  ].filter((listener) => runningServices(config).has(listener.service)),
   ...Option.match(config.metricsPort, { onNone: () => [], onSome: (port) => [{ setting: "METRICS_PORT", port }] })
 ]
 

@@ -3,16 +3,18 @@ import { Cause, Effect, Exit, Layer, Logger, Option, References, Runtime } from 
 import { join } from "node:path"
 import { presentSecrets, ServerConfig } from "./Config.ts"
 import { resolveOidcSigningKey, resolveSecrets } from "./DevSecrets.ts"
-import { DecisionsDataSql } from "./DecisionsData.ts"
 import { makeServer } from "./Server.ts"
 import { publicUrls } from "./Addresses.ts"
 import { DataDirInUse } from "../../adapters/sql/DataDir.ts"
-import { checkPorts, startFailure } from "./StartChecks.ts"
+import { checkPorts, checkServices, runningServices, startFailure } from "./StartChecks.ts"
 import { jsonLinesToStdout } from "./LogLines.ts"
 
 const serve = (config: ServerConfig, print: (text: string) => void) =>
   Effect.gen(function* () {
     const production = config.environment === "production"
+    // SERVICES first: an unknown name, or a peer nobody says where to reach, ends the start naming the setting.
+    const servicesRefused = checkServices(config)
+    if (servicesRefused !== undefined) return yield* refuseStart(servicesRefused)
     // Before anything is written or opened: a port that is taken ends the start here, with its setting named.
     const portRefused = yield* checkPorts(config)
     if (portRefused !== undefined) return yield* refuseStart(portRefused)
@@ -49,7 +51,6 @@ const serve = (config: ServerConfig, print: (text: string) => void) =>
     const server = makeServer({
       config,
       secrets: resolved.secrets,
-      decisionsData: DecisionsDataSql,
       oidcSigningKey,
       ...(production ? {} : { print })
     })
@@ -93,21 +94,29 @@ const announceReady = (config: ServerConfig, print: (text: string) => void) => {
     decisions: config.decisionsPort,
     tasks: config.tasksPort
   })
+  const running = runningServices(config)
+  const names = { hub: "hub", decisions: "decisions", tasks: "task inbox" } as const
+  const served = (["hub", "decisions", "tasks"] as const).filter((service) => running.has(service))
   if (config.environment === "production") {
-    return Effect.logInfo(
-      `ready: hub ${addresses.hub}/, decisions ${addresses.decisions}/, task inbox ${addresses.tasks}/`
-    )
+    return Effect.logInfo(`ready: ${served.map((service) => `${names[service]} ${addresses[service]}/`).join(", ")}`)
   }
-  const mail = Option.isNone(config.smtpUrl) ? ["  sign-in links are printed here (SMTP_URL is not set)"] : []
+  const mail =
+    running.has("hub") && Option.isNone(config.smtpUrl)
+      ? ["  sign-in links are printed here (SMTP_URL is not set)"]
+      : []
+  const first = running.has("hub")
+    ? `ready: open ${addresses.hub}/ (the workspace: sign in there)`
+    : `ready: ${served.map((service) => names[service]).join(" and ")} (the workspace is at ${addresses.hub}/)`
   return Effect.sync(() =>
     print(
       [
-        `ready: open ${addresses.hub}/ (the workspace: sign in there)`,
-        `  hub         ${addresses.hub}/        API docs ${addresses.hub}/api/v1/docs`,
-        `  decisions   ${addresses.decisions}/        API docs ${addresses.decisions}/api/v1/docs`,
-        `  task inbox  ${addresses.tasks}/        API docs ${addresses.tasks}/api/v1/docs`,
+        first,
+        ...served.map(
+          (service) =>
+            `  ${names[service].padEnd(10)}  ${addresses[service]}/        API docs ${addresses[service]}/api/v1/docs`
+        ),
         ...mail,
-        "  demo data: npm run seed"
+        ...(running.size === 3 ? ["  demo data: npm run seed"] : [])
       ].join("\n")
     )
   )

@@ -2,7 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
 import { RecordUpdaterAirtableOn } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
-import { AirtableFromConfig, TasksRecordStoreFromConfig } from "./AirtableRuntime.ts"
+import { AirtableFromConfig, TasksRecordStoreFromConfig } from "./tasks/AirtableRuntime.ts"
 import { RateLimiterStoreFromConfig } from "./RateLimitsRuntime.ts"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { Database } from "../../adapters/sql/Database.ts"
@@ -16,13 +16,13 @@ import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
 import { ServerConfig } from "./Config.ts"
 import { publicUrls, serviceUrls } from "./Addresses.ts"
 import type { DataDirInUse } from "../../adapters/sql/DataDir.ts"
-import { DecisionsDataSql } from "./DecisionsData.ts"
-import { DecisionsUseCases } from "./DecisionsLayers.ts"
-import { HubDirectoryUseCases } from "./HubLayers.ts"
+import { DecisionsDataSql } from "./decisions/DecisionsData.ts"
+import { DecisionsUseCases } from "./decisions/DecisionsLayers.ts"
+import { HubDirectoryUseCases } from "./hub/HubLayers.ts"
 import { loadDecisionsDemoData } from "./DecisionsDemoData.ts"
 import { demoOrganizationName, loadHubDemoData } from "./HubDemoData.ts"
 import { loadDemoData } from "./TasksDemoData.ts"
-import { TasksSql, tasksPublicUrl } from "./TasksRuntime.ts"
+import { TasksDataWith, TasksUseCasesWithKeys, tasksPublicUrl } from "./tasks/TasksRuntime.ts"
 
 /**
  * `npm run seed`: loads the demo into the configured store (the Postgres server of DATABASE_URL, or the
@@ -41,11 +41,10 @@ const program = (config: ServerConfig) =>
       migrationsLayer("tasks", tasksMigrations)
     )
     const airtable = AirtableFromConfig(config, RateLimiterStoreFromConfig(config))
-    const tasks = TasksSql({
-      publicUrl: tasksPublicUrl(config, config.tasksPort),
-      machineKeys: config.tasksMachineKeys,
-      records: TasksRecordStoreFromConfig(config, airtable)
-    })
+    const tasks = TasksUseCasesWithKeys(
+      { publicUrl: tasksPublicUrl(config, config.tasksPort), machineKeys: config.tasksMachineKeys },
+      TasksDataWith(TasksRecordStoreFromConfig(config, airtable))
+    )
     // The demo registers no service: no secrets key, so the registry stays closed.
     const hub = HubDirectoryUseCases(
       { secretsKey: undefined, allowLoopbackHttp: false },
@@ -55,12 +54,17 @@ const program = (config: ServerConfig) =>
     const decisions = DecisionsUseCases(
       { secretsKey: undefined, allowLoopbackHttp: false },
       {
-        data: Layer.merge(DecisionsDataSql, TransactionsSql),
+        data: DecisionsDataSql,
         recordUpdater: RecordUpdaterAirtableOn.pipe(Layer.provide(airtable)),
         webhookSender: WebhookSenderHttp({ allowLoopback: false })
       }
     )
-    const stores = Layer.mergeAll(tasks, hub, decisions).pipe(Layer.provide(migrations), Layer.provide(database))
+    // The one unit of work over the database, shared by the three services' stores.
+    const stores = Layer.mergeAll(tasks, hub, decisions).pipe(
+      Layer.provide(TransactionsSql),
+      Layer.provide(migrations),
+      Layer.provide(database)
+    )
     const { hubDemo, decisionsDemo, tasksDemo } = yield* Effect.gen(function* () {
       const hubDemo = yield* loadHubDemoData
       const decisionsDemo = yield* loadDecisionsDemoData(hubDemo.orgId)

@@ -41,7 +41,7 @@ export interface IngestOutcome {
 
 /**
  * The per-service quota: undefined when the request may go on, else the seconds to wait (429 Retry-After).
- * The budget is kept by the caller (apps/server/HubEventsRuntime.ts takes it from `RateLimits`, shared by every instance).
+ * The budget is kept by the caller (apps/server/hub/HubEventsRuntime.ts takes it from `RateLimits`, shared by every instance).
  */
 export type ServiceQuota = (service: string) => Effect.Effect<number | undefined>
 

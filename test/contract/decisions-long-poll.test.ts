@@ -4,8 +4,8 @@ import { randomUUID } from "node:crypto"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
-import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
+import { DecisionsDataSql } from "../../apps/server/decisions/DecisionsData.ts"
+import { DecisionsDataMemory } from "../../apps/server/decisions/DecisionsLayers.ts"
 import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { DecisionStore } from "../../core/decisions/DecisionStore.ts"
@@ -49,7 +49,8 @@ const backends = [
   ...sqlBackends.map((backend) => ({
     name: `sql on ${backend.name}`,
     stack: countingReads(
-      Layer.mergeAll(DecisionsDataSql, IdGeneratorUlid, TransactionsSql).pipe(
+      Layer.merge(DecisionsDataSql, IdGeneratorUlid).pipe(
+        Layer.provideMerge(TransactionsSql),
         Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
         Layer.provide(backend.layer)
       )

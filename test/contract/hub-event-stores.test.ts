@@ -7,7 +7,7 @@ import { NotificationFilingSql } from "../../adapters/sql/hub/NotificationFiling
 import { NotificationStoreSql } from "../../adapters/sql/hub/NotificationStoreSql.ts"
 import { OrgChatWebhookStoreSql } from "../../adapters/sql/hub/OrgChatWebhookStoreSql.ts"
 import { PushSubscriptionStoreSql } from "../../adapters/sql/hub/PushSubscriptionStoreSql.ts"
-import { HubEventStoresMemory } from "../../apps/server/HubEventsRuntime.ts"
+import { HubEventStoresMemory } from "../../apps/server/hub/HubEventsRuntime.ts"
 import { NotificationFiling } from "../../core/hub/NotificationFiling.ts"
 import { sqlBackends } from "../support/Databases.ts"
 import { hubEventsSqlOn } from "../support/HubEvents.ts"

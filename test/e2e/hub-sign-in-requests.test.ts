@@ -6,7 +6,7 @@ import { SignInRequestStoreSql } from "../../adapters/sql/hub/SignInRequestStore
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { HubSignInLayer, HubSignInStoresSql } from "../../apps/server/HubSignInRuntime.ts"
+import { HubSignInLayer, HubSignInStoresSql } from "../../apps/server/hub/HubSignInRuntime.ts"
 import { hashSecret } from "../../core/auth/IssuedSecret.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { MailOutbox } from "../../core/hub/MailOutbox.ts"

@@ -2,7 +2,7 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { assert, describe, it } from "vitest"
 import { DirectoryMemory } from "../../adapters/memory/hub/DirectoryMemory.ts"
-import { hubOpenIdRoutes } from "../../apps/server/Services.ts"
+import { hubOpenIdRoutes } from "../../apps/server/hub/HubRoutes.ts"
 import { serveForTest } from "../support/Http.ts"
 
 describe("OpenID Connect at the hub, not configured", () => {

@@ -6,7 +6,6 @@ import { join } from "node:path"
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { presentSecrets, ServerConfig } from "../../apps/server/Config.ts"
-import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
 import { makeServer } from "../../apps/server/Server.ts"
 import { Browser } from "../support/Browser.ts"
 import { startOpenIdProvider, type RunningProvider, type UpstreamAccount } from "../support/OpenIdProvider.ts"
@@ -48,10 +47,9 @@ const startInstance = async (
     }).pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
   )
   return Effect.runPromise(
-    Layer.buildWithScope(
-      makeServer({ config, secrets: presentSecrets(config), decisionsData: DecisionsDataSql, ports }),
-      scope
-    ).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+    Layer.buildWithScope(makeServer({ config, secrets: presentSecrets(config), ports }), scope).pipe(
+      Effect.provideService(References.MinimumLogLevel, "None")
+    )
   )
 }
 

@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { migrationsLayer } from "../../adapters/sql/Migrator.ts"
 import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { DecisionsDataSql } from "../../apps/server/DecisionsData.ts"
-import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
+import { DecisionsDataSql } from "../../apps/server/decisions/DecisionsData.ts"
+import { DecisionsDataMemory } from "../../apps/server/decisions/DecisionsLayers.ts"
 import type { Decision } from "../../core/decisions/Decision.ts"
 import { step, type Command } from "../../core/decisions/DecisionMachine.ts"
 import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
@@ -81,7 +81,8 @@ const backends = [
     name: backend.name,
     stack: () =>
       racingStack(
-        Layer.merge(DecisionsDataSql, TransactionsSql).pipe(
+        DecisionsDataSql.pipe(
+          Layer.provideMerge(TransactionsSql),
           Layer.provide(migrationsLayer("decisions", decisionsMigrations)),
           Layer.provide(backend.layer)
         )

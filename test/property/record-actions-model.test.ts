@@ -7,7 +7,7 @@ import {
   RecordUpdaterMemoryLog
 } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
 import { actionRetryPolicy, type ActionStatus } from "../../core/decisions/ActionMachine.ts"
-import { DecisionsDataMemory } from "../../apps/server/DecisionsLayers.ts"
+import { DecisionsDataMemory } from "../../apps/server/decisions/DecisionsLayers.ts"
 import { Decisions, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { RecordActions } from "../../core/decisions/RecordActions.ts"
 import { Templates } from "../../core/decisions/Templates.ts"

@@ -5,7 +5,7 @@ import * as Q from "../../core/tasks/Query.ts"
 import { RecordStore } from "../../core/tasks/RecordStore.ts"
 import { Proposals } from "../../core/tasks/Proposals.ts"
 import type { TaskInbox } from "../../core/tasks/TaskInbox.ts"
-import { TasksUseCases } from "../../apps/server/TasksRuntime.ts"
+import { TasksUseCases } from "../../apps/server/tasks/TasksRuntime.ts"
 import { Tasks, type TaskUser } from "../../core/tasks/Tasks.ts"
 import { pglite, sqlBackends } from "../support/Databases.ts"
 import {

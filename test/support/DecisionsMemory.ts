@@ -1,7 +1,11 @@
 import { Layer, Redacted } from "effect"
 import { WebhookSenderHttp } from "../../adapters/http/WebhookSenderHttp.ts"
 import { RecordUpdaterMemory } from "../../adapters/memory/decisions/RecordUpdaterMemory.ts"
-import { DecisionsDataMemory, DecisionsUseCases, type DecisionsSettings } from "../../apps/server/DecisionsLayers.ts"
+import {
+  DecisionsDataMemory,
+  DecisionsUseCases,
+  type DecisionsSettings
+} from "../../apps/server/decisions/DecisionsLayers.ts"
 import { actionRetryPolicy } from "../../core/decisions/ActionMachine.ts"
 import type { RecordUpdater } from "../../core/decisions/RecordUpdater.ts"
 import { Webhooks } from "../../core/decisions/Webhooks.ts"

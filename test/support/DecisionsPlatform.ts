@@ -33,9 +33,18 @@ export interface DeliveryRow {
 }
 
 /** The hub, the decisions service and an organization with people in both, on a running server. */
-export const platform = async (server: RunningServer, dataDir: string) => {
-  const secrets = JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8")) as Record<string, string>
-  const at = (service: "hub" | "decisions") => `http://127.0.0.1:${server.ports[service]}`
+export const platform = async (server: RunningServer, dataDir: string) =>
+  platformAt(
+    { hub: `http://127.0.0.1:${server.ports.hub}`, decisions: `http://127.0.0.1:${server.ports.decisions}` },
+    JSON.parse(readFileSync(join(dataDir, "dev-secrets.json"), "utf8")) as Record<string, string>
+  )
+
+/** As `platform`, for a hub and a decisions service at the addresses given, sharing the `secrets` given. */
+export const platformAt = async (
+  urls: { readonly hub: string; readonly decisions: string },
+  secrets: Record<string, string>
+) => {
+  const at = (service: "hub" | "decisions") => urls[service]
   const call = async (url: string, init: RequestInit = {}) => {
     const response = await fetch(url, init)
     const text = await response.text()

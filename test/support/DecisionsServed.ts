@@ -1,6 +1,7 @@
 import { assert } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { decisionsRoutes, type ServiceSettings } from "../../apps/server/Services.ts"
+import type { ServiceSettings } from "../../apps/server/Services.ts"
+import { DecisionsServing } from "../../apps/server/decisions/DecisionsService.ts"
 import { Readiness } from "../../core/kernel/index.ts"
 import { request, serveForTest } from "./Http.ts"
 import { testDecisionsKeys, testServiceSettings } from "./ServiceSettings.ts"
@@ -24,9 +25,10 @@ export const decisionsServed = <A, E, R, E2 = never, R2 = never>(
   data: Layer.Layer<A, E, R>,
   options: DecisionsServedOptions<E2, R2> = {}
 ) =>
-  Layer.merge(decisionsRoutes(testServiceSettings(options.settings)), options.alongside ?? Layer.empty).pipe(
-    Layer.provide(Layer.merge(data, alwaysReady))
-  )
+  Layer.merge(
+    DecisionsServing({ routes: testServiceSettings(options.settings) }),
+    options.alongside ?? Layer.empty
+  ).pipe(Layer.provide(Layer.merge(data, alwaysReady)))
 
 /** `decisionsServed` on a loopback port for the life of the scope, answering in the decisions dialect. */
 export const serveDecisions = <A, E, R, E2 = never, R2 = never>(

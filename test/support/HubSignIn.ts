@@ -18,7 +18,7 @@ import {
   HubSignInStoresMemory,
   HubSignInStoresSql,
   HubSignInWorkers
-} from "../../apps/server/HubSignInRuntime.ts"
+} from "../../apps/server/hub/HubSignInRuntime.ts"
 import { parseContextKeys, type ContextKeys } from "../../core/hub/ContextKeys.ts"
 import { Directory } from "../../core/hub/Directory.ts"
 import { MailOutbox } from "../../core/hub/MailOutbox.ts"

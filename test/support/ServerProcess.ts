@@ -50,7 +50,8 @@ process.once("exit", () => {
 type StartOptions = { readonly waitReady?: boolean; readonly compiled?: boolean; readonly readyWithinMillis?: number }
 
 /**
- * Starts the bundled server in a child process from its TypeScript sources, and waits until all three listen.
+ * Starts the bundled server in a child process from its TypeScript sources, and waits until its services (all
+ * three, or those `env.SERVICES` names) listen.
  * With `compiled`, it starts exactly as `npm start` does instead: scripts/start.mjs, which compiles the server
  * when its sources changed and runs the compiled bundle. A start that finds a port taken by another process
  * (tests run in parallel) is tried again: on new ports, or on the same ones a moment later when `env` fixed them.
@@ -111,7 +112,10 @@ const startOnce = async (env: Record<string, string | undefined>, options: Start
   }
   if (options.waitReady !== false) {
     const deadline = Date.now() + (options.readyWithinMillis ?? 60_000)
-    for (const port of Object.values(ports)) {
+    // Only the services of SERVICES listen (all three unless it says otherwise).
+    const services = (env["SERVICES"] ?? "hub,decisions,tasks").split(",").map((name) => name.trim())
+    const listening = Object.entries(ports).filter(([service]) => services.includes(service))
+    for (const [, port] of listening) {
       while (true) {
         if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
         if (Date.now() > deadline) {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { ServiceStoreMemory } from "../../adapters/memory/hub/ServiceStoreMemory.ts"
-import { FirstParty, type FirstPartySettings } from "../../apps/server/FirstParty.ts"
+import { FirstParty, type FirstPartySettings } from "../../apps/server/hub/FirstParty.ts"
 import { Conformance } from "../../core/hub/Conformance.ts"
 import { Registry } from "../../core/hub/Registry.ts"
 import { NotFound } from "../../core/kernel/index.ts"

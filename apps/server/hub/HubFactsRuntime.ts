@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
-import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
-import { defaultRelayLeaseMillis, ProducerRelay } from "../../core/events/ProducerRelay.ts"
-import { FactOutbox, FactPublisher, factRetryPolicy } from "../../core/hub/HubFacts.ts"
-import { makeSpacedPasses, workerPassSpacingMillis } from "../../core/kernel/Passes.ts"
+import { ProducerOutbox } from "../../../core/events/ProducerOutbox.ts"
+import { defaultRelayLeaseMillis, ProducerRelay } from "../../../core/events/ProducerRelay.ts"
+import { FactOutbox, FactPublisher, factRetryPolicy } from "../../../core/hub/HubFacts.ts"
+import { makeSpacedPasses, workerPassSpacingMillis } from "../../../core/kernel/Passes.ts"
 
 const batchSize = 50
 

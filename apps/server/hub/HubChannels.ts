@@ -1,8 +1,8 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createECDH } from "node:crypto"
-import { ChatChannelHttp } from "../../adapters/http/hub/ChatChannelHttp.ts"
-import { PushChannelWebPush, type VapidKeys } from "../../adapters/http/hub/PushChannelWebPush.ts"
-import type { Secrets, ServerConfig } from "./Config.ts"
+import { ChatChannelHttp } from "../../../adapters/http/hub/ChatChannelHttp.ts"
+import { PushChannelWebPush, type VapidKeys } from "../../../adapters/http/hub/PushChannelWebPush.ts"
+import type { Secrets, ServerConfig } from "../Config.ts"
 
 /** The public key of a VAPID private key (base64url, 32 bytes): the uncompressed P-256 point, base64url. */
 export const vapidPublicKeyOf = (privateKey: string): string | undefined => {

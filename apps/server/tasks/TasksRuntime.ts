@@ -1,25 +1,27 @@
 import { Effect, Layer, Option, Redacted, Result } from "effect"
-import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
-import { OrganizationStatusesSql } from "../../adapters/sql/OrganizationStatusesSql.ts"
-import { ProducerOutboxSql } from "../../adapters/sql/ProducerOutboxSql.ts"
-import { TransactionsSql } from "../../adapters/sql/TransactionsSql.ts"
-import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
-import { SessionStoreSql } from "../../adapters/sql/tasks/SessionStoreSql.ts"
-import { TaskApiKeyStoreSql } from "../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
-import { parseMachineKeys } from "../../core/tasks/MachineKeys.ts"
-import type { RecordStore } from "../../core/tasks/RecordStore.ts"
-import { TaskInboxLayer, type TaskInboxConfig } from "../../core/tasks/TaskInbox.ts"
-import type { ServerConfig } from "./Config.ts"
-import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
+import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import { OrganizationStatusesSql } from "../../../adapters/sql/OrganizationStatusesSql.ts"
+import { ProducerOutboxSql } from "../../../adapters/sql/ProducerOutboxSql.ts"
+import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
+import { migrationsLayer } from "../../../adapters/sql/Migrator.ts"
+import { tasksMigrations } from "../../../adapters/sql/tasks/migrations.ts"
+import { RecordStoreSql } from "../../../adapters/sql/tasks/RecordStoreSql.ts"
+import { SessionStoreSql } from "../../../adapters/sql/tasks/SessionStoreSql.ts"
+import { TaskApiKeyStoreSql } from "../../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
+import { IdGeneratorUlid } from "../../../core/kernel/Ids.ts"
+import { parseMachineKeys } from "../../../core/tasks/MachineKeys.ts"
+import type { RecordStore } from "../../../core/tasks/RecordStore.ts"
+import { TaskInboxLayer, type TaskInboxConfig } from "../../../core/tasks/TaskInbox.ts"
+import type { ServerConfig } from "../Config.ts"
+import { ProducerRelayWorker } from "../ProducerRelayRuntime.ts"
 
 /** The task inbox's event outbox, `tasks.outbox`. */
 export const TasksOutboxSql = ProducerOutboxSql({ schema: "tasks", table: "outbox" })
 
 /**
  * The task inbox's data in its own Postgres schema, `tasks` (API keys, sessions, event outbox, organizations'
- * statuses) and its units of work, its records in the store given: a task's change and the event it implies
- * commit together.
+ * statuses, idempotency records), its records in the store given. Needs the database's one `Transactions`: a
+ * task's change and the event it implies commit together.
  */
 export const TasksDataWith = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
   Layer.mergeAll(
@@ -28,11 +30,15 @@ export const TasksDataWith = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
     SessionStoreSql,
     TasksOutboxSql,
     OrganizationStatusesSql("tasks"),
-    TransactionsSql
+    IdempotencyStoreSql("tasks")
   )
 
 /** The task inbox's data with its records in its own tables too (`tasks.records`). */
 export const TasksDataSql = TasksDataWith(RecordStoreSql)
+
+/** `TasksDataWith(records)` on a database whose `tasks` schema is migrated first: what the server runs on. */
+export const TasksDataMigrated = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
+  TasksDataWith(records).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)))
 
 /** The public address of the task inbox: TASKS_PUBLIC_URL, else the listener's own address. */
 export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
@@ -51,21 +57,18 @@ export const TasksUseCases = <Data, E, R>(config: TaskInboxConfig, data: Layer.L
   TaskInboxLayer(config).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
 
 /**
- * The task inbox use cases over the SQL adapters (also provided). A malformed TASKS_MACHINE_KEYS stops the server at start
- * (the message names the entry's position, never a key).
+ * The task inbox's use cases over the data given (also provided), its operator machine keys parsed from
+ * TASKS_MACHINE_KEYS: a malformed entry stops the start (the message names the entry's position, never a key).
  */
-export const TasksSql = <E = never, R = never>(options: {
-  readonly publicUrl: string
-  readonly machineKeys: Redacted.Redacted<string>
-  /** Where the records are kept, when not in the task inbox's own tables (TASKS_RECORD_STORE). */
-  readonly records?: Layer.Layer<RecordStore, E, R> | undefined
-}) =>
+export const TasksUseCasesWithKeys = <Data, E, R>(
+  settings: { readonly publicUrl: string; readonly machineKeys: Redacted.Redacted<string> },
+  data: Layer.Layer<Data, E, R>
+) =>
   Layer.unwrap(
     Effect.gen(function* () {
-      const keys = parseMachineKeys(Redacted.value(options.machineKeys))
+      const keys = parseMachineKeys(Redacted.value(settings.machineKeys))
       if (Result.isFailure(keys)) return yield* Effect.die(new Error(`TASKS_MACHINE_KEYS: ${keys.failure}`))
-      const data = options.records === undefined ? TasksDataSql : TasksDataWith(options.records)
-      return TasksUseCases({ publicUrl: options.publicUrl, machineKeys: keys.success }, data)
+      return TasksUseCases({ publicUrl: settings.publicUrl, machineKeys: keys.success }, data)
     })
   )
 

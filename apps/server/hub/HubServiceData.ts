@@ -1,11 +1,11 @@
 import { Layer, type Redacted } from "effect"
-import { GuardedHttpClient } from "../../adapters/http/GuardedHttpClient.ts"
-import { ExpertRosterHttp } from "../../adapters/http/hub/ExpertRosterHttp.ts"
-import { RecordingAccessHttp } from "../../adapters/http/hub/RecordingAccessHttp.ts"
-import { ServiceReadsHttp } from "../../adapters/http/hub/ServiceReadsHttp.ts"
-import { ShortenerHttp } from "../../adapters/http/hub/ShortenerHttp.ts"
-import { ExpertRosterCached, ExpertRosterUnconfigured } from "../../core/hub/ExpertRoster.ts"
-import { ShortenerOwn } from "../../core/hub/ShortLinks.ts"
+import { GuardedHttpClient } from "../../../adapters/http/GuardedHttpClient.ts"
+import { ExpertRosterHttp } from "../../../adapters/http/hub/ExpertRosterHttp.ts"
+import { RecordingAccessHttp } from "../../../adapters/http/hub/RecordingAccessHttp.ts"
+import { ServiceReadsHttp } from "../../../adapters/http/hub/ServiceReadsHttp.ts"
+import { ShortenerHttp } from "../../../adapters/http/hub/ShortenerHttp.ts"
+import { ExpertRosterCached, ExpertRosterUnconfigured } from "../../../core/hub/ExpertRoster.ts"
+import { ShortenerOwn } from "../../../core/hub/ShortLinks.ts"
 
 export interface HubServiceDataSettings {
   /** Where people reach the hub (`HUB_PUBLIC_URL`): the origin of the hub's own short links. */

@@ -1,10 +1,11 @@
 import { Effect, Layer, type Redacted, Schedule } from "effect"
-import type { HubEventPublisher } from "../../core/events/HubEventPublisher.ts"
-import { Decisions } from "../../core/decisions/Decisions.ts"
-import { Escalations } from "../../core/decisions/Escalations.ts"
-import { RecordActions } from "../../core/decisions/RecordActions.ts"
-import { WebhookDeliveries } from "../../core/decisions/WebhookDeliveries.ts"
-import { ProducerRelayWorker } from "./ProducerRelayRuntime.ts"
+import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { Escalations } from "../../../core/decisions/Escalations.ts"
+import { RecordActions } from "../../../core/decisions/RecordActions.ts"
+import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
+import { ProducerRelayWorker } from "../ProducerRelayRuntime.ts"
+import { purgeIdempotency } from "../Maintenance.ts"
 
 /**
  * Writes expiry of due decisions every `everyMillis` and wakes their long-polling readers. Reads never
@@ -62,3 +63,34 @@ export const DecisionsEventRelay = <E = never, R = never>(options: {
     notificationType: "decisions.notification.created",
     ...options
   })
+
+export interface DecisionsWorkerSettings {
+  /** How often due decisions are expired (`DECISIONS_EXPIRY_SWEEP_MS`). */
+  readonly expirySweepMillis: number
+  /** How often record actions and webhook deliveries are looked for (`DECISIONS_WORKER_POLL_MS`). */
+  readonly workerPollMillis: number
+  /** The relay of the event outbox to the hub (`HUB_URL`, `DECISIONS_SIGNING_KEY`, `EVENT_RELAY_*`). */
+  readonly relay: {
+    readonly hubUrl: string
+    readonly signingKey: Redacted.Redacted<string> | undefined
+    readonly pollMillis: number
+    readonly leaseMillis?: number | undefined
+  }
+}
+
+/**
+ * Everything the decisions service runs in the background, one line per worker: expiry, record actions and
+ * webhook deliveries, the relay of its events to the hub (over HTTP, or handed to `publisher` when the hub
+ * runs in the same process), and the purge of old idempotency records. Each claims its work in the database,
+ * so every instance runs them all side by side.
+ */
+export const DecisionsBackground = <E = never, R = never>(
+  settings: DecisionsWorkerSettings,
+  publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
+) =>
+  Layer.mergeAll(
+    ExpirySweep(settings.expirySweepMillis),
+    DecisionsWorkers(settings.workerPollMillis),
+    DecisionsEventRelay({ ...settings.relay, publisher }),
+    purgeIdempotency
+  )

@@ -1,14 +1,14 @@
 import { Effect, Layer, Option } from "effect"
 import { FetchHttpClient, type HttpClient } from "effect/http"
-import { checkBase } from "../../adapters/airtable/AirtableBase.ts"
+import { checkBase } from "../../../adapters/airtable/AirtableBase.ts"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
-import { type AirtableClient, AirtableClientLive } from "../../adapters/airtable/AirtableClient.ts"
-import { airtableTables } from "../../adapters/airtable/AirtableFields.ts"
-import { type AirtableLimiter, AirtableLimiterFromStore } from "../../adapters/airtable/AirtableLimiter.ts"
-import { RecordWriteGuardsSql } from "../../adapters/sql/tasks/RecordWriteGuardsSql.ts"
-import { RecordStoreAirtable } from "../../adapters/airtable/RecordStoreAirtable.ts"
-import { RecordStoreSql } from "../../adapters/sql/tasks/RecordStoreSql.ts"
-import type { ServerConfig } from "./Config.ts"
+import { type AirtableClient, AirtableClientLive } from "../../../adapters/airtable/AirtableClient.ts"
+import { airtableTables } from "../../../adapters/airtable/AirtableFields.ts"
+import { type AirtableLimiter, AirtableLimiterFromStore } from "../../../adapters/airtable/AirtableLimiter.ts"
+import { RecordWriteGuardsSql } from "../../../adapters/sql/tasks/RecordWriteGuardsSql.ts"
+import { RecordStoreAirtable } from "../../../adapters/airtable/RecordStoreAirtable.ts"
+import { RecordStoreSql } from "../../../adapters/sql/tasks/RecordStoreSql.ts"
+import type { ServerConfig } from "../Config.ts"
 
 /**
  * The process's one Airtable client (AIRTABLE_ENDPOINT_URL), and with it the one limiter of requests per base,

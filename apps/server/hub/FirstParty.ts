@@ -1,7 +1,7 @@
 import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
-import { Conformance } from "../../core/hub/Conformance.ts"
-import { Registry, type FirstPartyService } from "../../core/hub/Registry.ts"
-import type { ConformanceReport, CredentialKind } from "../../core/hub/ServiceStore.ts"
+import { Conformance } from "../../../core/hub/Conformance.ts"
+import { Registry, type FirstPartyService } from "../../../core/hub/Registry.ts"
+import type { ConformanceReport, CredentialKind } from "../../../core/hub/ServiceStore.ts"
 
 /** The first-party services as the bundled server's configuration describes them to the hub. */
 export interface FirstPartySettings {

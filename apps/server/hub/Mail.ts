@@ -1,8 +1,8 @@
 import { Effect, Layer, Option } from "effect"
-import { MailerLog, MailerPrinted } from "../../adapters/email/MailerLog.ts"
-import { MailerSmtp } from "../../adapters/email/MailerSmtp.ts"
-import { Mailer, MailerError } from "../../core/kernel/Mailer.ts"
-import type { ServerConfig } from "./Config.ts"
+import { MailerLog, MailerPrinted } from "../../../adapters/email/MailerLog.ts"
+import { MailerSmtp } from "../../../adapters/email/MailerSmtp.ts"
+import { Mailer, MailerError } from "../../../core/kernel/Mailer.ts"
+import type { ServerConfig } from "../Config.ts"
 
 /** Production without `SMTP_URL`: nothing can be sent, and links are never logged instead (fails closed). */
 const MailerUnconfigured = Layer.succeed(Mailer)(

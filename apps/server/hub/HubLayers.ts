@@ -1,18 +1,20 @@
 import { Layer } from "effect"
-import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
-import { DirectorySql } from "../../adapters/sql/hub/DirectorySql.ts"
-import { FactOutboxSql } from "../../adapters/sql/hub/FactOutboxSql.ts"
-import { ServiceStoreWithKeyCacheSql } from "../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
-import { RecordingGrantAuditSql } from "../../adapters/sql/hub/RecordingGrantAuditSql.ts"
-import { ShortLinkStoreSql } from "../../adapters/sql/hub/ShortLinkStoreSql.ts"
-import { Conformance } from "../../core/hub/Conformance.ts"
-import type { EventProcessorConfig } from "../../core/hub/EventProcessor.ts"
-import { HubFacts } from "../../core/hub/HubFacts.ts"
-import { Identity } from "../../core/hub/Identity.ts"
-import { IdentityTokens } from "../../core/hub/IdentityTokens.ts"
-import { Registry } from "../../core/hub/Registry.ts"
-import { Workspace } from "../../core/hub/Workspace.ts"
-import { IdGeneratorUlid } from "../../core/kernel/Ids.ts"
+import { migrationsLayer } from "../../../adapters/sql/Migrator.ts"
+import { hubMigrations } from "../../../adapters/sql/hub/migrations.ts"
+import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
+import { DirectorySql } from "../../../adapters/sql/hub/DirectorySql.ts"
+import { FactOutboxSql } from "../../../adapters/sql/hub/FactOutboxSql.ts"
+import { ServiceStoreWithKeyCacheSql } from "../../../adapters/sql/hub/ServiceStoreWithKeyCacheSql.ts"
+import { RecordingGrantAuditSql } from "../../../adapters/sql/hub/RecordingGrantAuditSql.ts"
+import { ShortLinkStoreSql } from "../../../adapters/sql/hub/ShortLinkStoreSql.ts"
+import { Conformance } from "../../../core/hub/Conformance.ts"
+import type { EventProcessorConfig } from "../../../core/hub/EventProcessor.ts"
+import { HubFacts } from "../../../core/hub/HubFacts.ts"
+import { Identity } from "../../../core/hub/Identity.ts"
+import { IdentityTokens } from "../../../core/hub/IdentityTokens.ts"
+import { Registry } from "../../../core/hub/Registry.ts"
+import { Workspace } from "../../../core/hub/Workspace.ts"
+import { IdGeneratorUlid } from "../../../core/kernel/Ids.ts"
 import { HubEventStoresSql, HubEventWorkers, HubEventsLayer, type HubEventsConfig } from "./HubEventsRuntime.ts"
 import { HubSignInLayer, HubSignInStoresSql, HubSignInWorkers, type HubSignInConfig } from "./HubSignInRuntime.ts"
 
@@ -117,6 +119,9 @@ export const HubDataSql = Layer.mergeAll(
   FactOutboxSql,
   IdempotencyStoreSql("hub")
 )
+
+/** `HubDataSql` on a database whose `hub` schema is migrated first: what the server runs on. */
+export const HubDataMigrated = HubDataSql.pipe(Layer.provide(migrationsLayer("hub", hubMigrations)))
 
 /**
  * The hub's workers: events processed and the channels' deliveries sent (`HubEventWorkers`), the mail outbox
