@@ -8,6 +8,7 @@ import { McpSessionStoreSql } from "../../adapters/sql/decisions/McpSessionStore
 import { RecordStoreCredentialsSql } from "../../adapters/sql/decisions/RecordStoreCredentialsSql.ts"
 import { WebhookOutboxSql } from "../../adapters/sql/decisions/WebhookOutboxSql.ts"
 import { WebhookStoreSql } from "../../adapters/sql/decisions/WebhookStoreSql.ts"
+import { AnswerLinkUsesSql } from "../../adapters/sql/decisions/AnswerLinkUsesSql.ts"
 import { IdempotencyStoreSql } from "../../adapters/sql/IdempotencyStoreSql.ts"
 import { OrganizationAdminsSql } from "../../adapters/sql/decisions/OrganizationAdminsSql.ts"
 import { OrganizationStatusesSql } from "../../adapters/sql/OrganizationStatusesSql.ts"
@@ -34,5 +35,6 @@ export const DecisionsDataSql = Layer.mergeAll(
   OrganizationAdminsSql,
   McpSessionStoreSql,
   OrganizationStatusesSql("decisions"),
-  IdempotencyStoreSql("decisions")
+  IdempotencyStoreSql("decisions"),
+  AnswerLinkUsesSql
 )

@@ -33,6 +33,7 @@ import type { McpSessionStore } from "../../core/decisions/McpSessionStore.ts"
 import type { RecordStoreCredentials } from "../../core/decisions/RecordStoreCredentials.ts"
 import type { WebhookOutbox } from "../../core/decisions/WebhookOutbox.ts"
 import type { OrganizationAdmins } from "../../core/decisions/OrganizationAdmins.ts"
+import type { AnswerLinkUses } from "../../core/decisions/AnswerByLink.ts"
 import type { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { RecordUpdaterAirtableOn } from "../../adapters/airtable/RecordUpdaterAirtable.ts"
 import { RateLimitsFromStore } from "../../adapters/http/RateLimits.ts"
@@ -77,7 +78,8 @@ export type DecisionsData = Layer.Layer<
   | OrganizationAdmins
   | McpSessionStore
   | OrganizationStatuses
-  | IdempotencyStore,
+  | IdempotencyStore
+  | AnswerLinkUses,
   never,
   SqlClient.SqlClient | PgClient.PgClient | Database
 >
@@ -260,7 +262,12 @@ export const makeServer = (options: ServerOptions) => {
       secretsKey: secrets.DECISIONS_SECRETS_KEY,
       allowLoopbackHttp: !production,
       webhookRetrySchedule: config.webhookRetrySchedule,
-      webhookTimeoutMs: config.webhookTimeoutMillis
+      webhookTimeoutMs: config.webhookTimeoutMillis,
+      // Answer links lead to the decisions service as browsers reach it, signed under its secrets key.
+      answerLinks:
+        secrets.DECISIONS_SECRETS_KEY === undefined
+          ? undefined
+          : { baseUrl: publicUrls(config, ports).decisions, secretsKey: Redacted.value(secrets.DECISIONS_SECRETS_KEY) }
     },
     {
       data: options.decisionsData,
@@ -273,12 +280,19 @@ export const makeServer = (options: ServerOptions) => {
   const hubInProcess = Option.isNone(config.hubUrl)
     ? (signingKey: Redacted.Redacted<string>) => HubEventPublisherInProcess({ signingKey }).pipe(Layer.provide(hub))
     : undefined
-  const decisionsListener = listen(decisionsRoutes({ ...settings, workspaceUrl: hubPublic }), {
-    ...at(ports.decisions),
-    service: "decisions",
-    canonicalUrl: production ? undefined : urls.decisions,
-    dialect: "decisions"
-  }).pipe(
+  const decisionsListener = listen(
+    decisionsRoutes({
+      ...settings,
+      workspaceUrl: hubPublic,
+      decisionsPublicUrl: publicUrls(config, ports).decisions
+    }),
+    {
+      ...at(ports.decisions),
+      service: "decisions",
+      canonicalUrl: production ? undefined : urls.decisions,
+      dialect: "decisions"
+    }
+  ).pipe(
     Layer.provide(
       Layer.mergeAll(
         ExpirySweep(config.expirySweepMillis),

@@ -30,6 +30,7 @@ import { TasksSignInHandlers, type TasksWebSignIn } from "../../adapters/http/ta
 import { tasksError, tasksRenderer } from "../../adapters/http/tasks/TasksErrors.ts"
 import type { ErrorRenderer } from "../../adapters/http/ErrorResponse.ts"
 import { decisionsMcpRoutes } from "../../adapters/mcp/DecisionsMcp.ts"
+import { answerRoutes } from "../../adapters/http/decisions/AnswerRoutes.ts"
 import { DecisionsServiceKeyLayer, TasksServiceKeyLayer } from "../../adapters/http/uniform/ServiceKeyLayer.ts"
 import type { ContextKeys } from "../../core/hub/ContextKeys.ts"
 import type { Manifest } from "../../core/kernel/index.ts"
@@ -63,6 +64,8 @@ export interface ServiceSettings {
    * a decision's page there. Unset, its answers carry none.
    */
   readonly workspaceUrl?: string | undefined
+  /** Where browsers reach the decisions service: its answer links' page checks its posts come from there. */
+  readonly decisionsPublicUrl?: string | undefined
 }
 
 const reveal = (secret: Redacted.Redacted<string> | undefined) =>
@@ -194,8 +197,12 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
     )
   )
   // The MCP server at /mcp, behind the caller plane's key and its one budget.
-  return Layer.merge(
+  return Layer.mergeAll(
     http,
+    // The page of the answer links notifications carry, at /answer: the link's token is its credential.
+    settings.decisionsPublicUrl === undefined
+      ? Layer.empty
+      : answerRoutes({ publicUrl: settings.decisionsPublicUrl, workspaceUrl: settings.workspaceUrl }),
     decisionsMcpRoutes({
       build: settings.build,
       secretsKey: reveal(settings.decisionsSecretsKey),

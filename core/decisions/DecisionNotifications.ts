@@ -5,6 +5,7 @@ import { emailsEqual, isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { epochMs } from "../kernel/Timestamp.ts"
 import { Transactions } from "../kernel/Transactions.ts"
 import { isOpen, type Decision } from "./Decision.ts"
+import { makeAnswerLinks } from "./AnswerLinks.ts"
 import { OrganizationAdmins } from "./OrganizationAdmins.ts"
 import { RoleStore, type RoleWithHolders } from "./RoleStore.ts"
 
@@ -239,6 +240,7 @@ export const makeDecisionNotifier = Effect.gen(function* () {
   const outbox = yield* ProducerOutbox
   const roles = yield* RoleStore
   const admins = yield* OrganizationAdmins
+  const { withAnswerLinks } = yield* makeAnswerLinks
 
   const audienceFor = Effect.fnUntraced(function* (
     decision: Decision,
@@ -270,7 +272,8 @@ export const makeDecisionNotifier = Effect.gen(function* () {
         const found = notables(before, after)
         if (found.length === 0) return true
         const audience = yield* audienceFor(after, found, known)
-        yield* Effect.forEach(notificationsFor(before, after, audience), outbox.enqueue, { discard: true })
+        const events = yield* withAnswerLinks(after, notificationsFor(before, after, audience))
+        yield* Effect.forEach(events, outbox.enqueue, { discard: true })
         return true
       })
     )
