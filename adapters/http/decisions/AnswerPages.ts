@@ -35,6 +35,16 @@ const p = (text: string) => `<p>${escapeHtml(text)}</p>`
 const outcome = (state: Extract<AnswerLinkState, { readonly decision: unknown }>) =>
   state.decision.status === "pending" || state.decision.status === "needs_info" ? "" : p(settledBody(state.decision))
 
+/** The answer to a confirmation posted from another site's page: nothing is done. */
+export const crossSitePage = {
+  status: 403,
+  html: page(
+    "This answer was not sent from its own page",
+    p("Nothing was recorded. Open the link from your email or chat message again and confirm there."),
+    undefined
+  )
+}
+
 /**
  * The page for a link's state. `Ready` holds the confirmation form: a POST of the token to `action`, the only
  * request that answers. Every value shown is escaped; `link(decisionId)` is the decision's workspace page.

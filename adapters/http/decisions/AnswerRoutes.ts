@@ -4,7 +4,7 @@ import { AnswerByLink } from "../../../core/decisions/AnswerByLink.ts"
 import { answerPath } from "../../../core/decisions/AnswerLinks.ts"
 import { decisionLink } from "../../../core/decisions/DecisionNotifications.ts"
 import { isCrossSite } from "../CrossSite.ts"
-import { answerPage, confirmationHeaders, resultHeaders } from "./AnswerPages.ts"
+import { answerPage, confirmationHeaders, crossSitePage, resultHeaders } from "./AnswerPages.ts"
 
 export interface AnswerRoutesConfig {
   /** The decisions service's address as browsers reach it: the confirmation's post must come from there. */
@@ -42,15 +42,7 @@ export const answerRoutes = (config: AnswerRoutesConfig) =>
 
       const confirm = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (isCrossSite(request, config.publicUrl)) {
-          return html(
-            {
-              status: 403,
-              html: answerPage({ _tag: "Invalid" }, { action: answerPath, token: "", link }).html
-            },
-            resultHeaders
-          )
-        }
+        if (isCrossSite(request, config.publicUrl)) return html(crossSitePage, resultHeaders)
         const body = yield* Effect.orElseSucceed(request.text, () => "")
         const token = new URLSearchParams(body).get("token") ?? ""
         const state = yield* answers.answer(token)
