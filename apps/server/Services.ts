@@ -31,6 +31,8 @@ export interface ServiceSettings {
    * a decision's page there. Unset, its answers carry none.
    */
   readonly workspaceUrl?: string | undefined
+  /** Where browsers reach the decisions service: its answer links' page checks its posts come from there. */
+  readonly decisionsPublicUrl?: string | undefined
 }
 
 export const reveal = (secret: Redacted.Redacted<string> | undefined) =>

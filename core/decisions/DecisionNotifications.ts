@@ -4,6 +4,7 @@ import { stableUlid } from "../events/StableId.ts"
 import { emailsEqual, isEmail, normalizeEmail } from "../kernel/Email.ts"
 import { epochMs } from "../kernel/Timestamp.ts"
 import { isOpen, type Decision } from "./Decision.ts"
+import { makeAnswerLinks } from "./AnswerLinks.ts"
 import { OrganizationAdmins } from "./OrganizationAdmins.ts"
 import { RoleStore, type RoleWithHolders } from "./RoleStore.ts"
 
@@ -247,6 +248,7 @@ export const notificationsFor = (
 export const makeDecisionAnnouncements = Effect.gen(function* () {
   const roles = yield* RoleStore
   const admins = yield* OrganizationAdmins
+  const { withAnswerLinks } = yield* makeAnswerLinks
 
   const audienceFor = Effect.fnUntraced(function* (
     decision: Decision,
@@ -272,6 +274,6 @@ export const makeDecisionAnnouncements = Effect.gen(function* () {
   ) {
     const found = notables(before, after)
     if (found.length === 0) return []
-    return notificationsFor(before, after, yield* audienceFor(after, found, known))
+    return yield* withAnswerLinks(after, notificationsFor(before, after, yield* audienceFor(after, found, known)))
   })
 })

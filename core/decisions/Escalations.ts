@@ -6,6 +6,7 @@ import { Transactions } from "../kernel/Transactions.ts"
 import type { Decision } from "./Decision.ts"
 import { decisionNotifications, unroutedBody } from "./DecisionNotifications.ts"
 import { makeDecisionWrites } from "./DecisionWrites.ts"
+import { makeAnswerLinks } from "./AnswerLinks.ts"
 import { DecisionSignals } from "./DecisionSignals.ts"
 import { DecisionStore } from "./DecisionStore.ts"
 import { publicDecision } from "./DecisionView.ts"
@@ -57,6 +58,7 @@ const make = Effect.gen(function* () {
   const signals = yield* DecisionSignals
   const ids = yield* IdGenerator
   const writes = yield* makeDecisionWrites
+  const { withAnswerLinks } = yield* makeAnswerLinks
 
   /** One `decision.escalated` delivery per active endpoint of the organization. */
   const deliveries = Effect.fnUntraced(function* ({ decision, index, step }: Escalated) {
@@ -139,7 +141,8 @@ const make = Effect.gen(function* () {
       const escalated = result.success
       const saved = yield* writes.save(stored, escalated.decision, yield* deliveries(escalated))
       if (!saved) return false
-      yield* Effect.forEach(yield* tell(escalated), outbox.enqueue, { discard: true })
+      const told = yield* withAnswerLinks(escalated.decision, yield* tell(escalated))
+      yield* Effect.forEach(told, outbox.enqueue, { discard: true })
       yield* transactions.afterCommit(signals.signal(stored.id))
       return true
     })

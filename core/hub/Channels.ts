@@ -11,10 +11,19 @@ export class ChannelFailure extends Schema.TaggedError<ChannelFailure>()("Channe
   reason: Schema.String
 }) {}
 
-/** Posts a Slack-compatible incoming-webhook message, `{text}`, to the webhook's URL. */
+/**
+ * Posts a Slack-compatible incoming-webhook message, `{text}`, to the webhook's URL; with `blocks`,
+ * `{text, blocks}` (the text is then what receivers without blocks show).
+ */
 export class ChatChannel extends Context.Service<
   ChatChannel,
-  { readonly post: (url: string, text: string) => Effect.Effect<void, ChannelFailure> }
+  {
+    readonly post: (
+      url: string,
+      text: string,
+      blocks?: ReadonlyArray<unknown> | undefined
+    ) => Effect.Effect<void, ChannelFailure>
+  }
 >()("core/hub/ChatChannel") {}
 
 /** A browser's push subscription, as its Push API hands it over. */

@@ -13,7 +13,14 @@ import { defaultEventLeaseMillis, EventHandOver } from "./EventHandOver.ts"
 import { EventStore, type StoredEvent } from "./EventStore.ts"
 import { isSettlementType } from "./Events.ts"
 import { fileWithStores, NotificationFiling } from "./NotificationFiling.ts"
-import { NotificationStore, settled, settles, type Notification, type Settlement } from "./NotificationStore.ts"
+import {
+  NotificationStore,
+  settled,
+  settles,
+  type Notification,
+  type NotificationAction,
+  type Settlement
+} from "./NotificationStore.ts"
 import { OrgChatWebhookStore, orgChatDeliveryId, orgChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
@@ -33,6 +40,29 @@ const safeLink = (url: string | null): string | null => {
   return URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol) ? url : null
 }
 
+/** At most this many answers a message offers (a decision's five options and Decline fit). */
+const maxActions = 8
+
+/**
+ * The answers a notification's message may offer, read from `data.actions`: `{label, url}` each, the url an
+ * absolute http(s) link (at most 2048), the label at most 120 characters. Anything else is left out.
+ */
+export const notificationActions = (data: Record<string, unknown>): ReadonlyArray<NotificationAction> => {
+  const value = Object.hasOwn(data, "actions") ? data["actions"] : undefined
+  if (!Array.isArray(value)) return []
+  const found: Array<NotificationAction> = []
+  for (const item of value.slice(0, maxActions)) {
+    if (!Predicate.isObject(item) || Array.isArray(item)) continue
+    const fields = item as Record<string, unknown>
+    const label = text(fields, "label", 120)
+    const url = text(fields, "url", 2048)
+    if (label === null || url === null || url.length === 2048 || url.startsWith("/")) continue
+    const link = safeLink(url)
+    if (link !== null) found.push({ label, url: link })
+  }
+  return found
+}
+
 /**
  * What a notification shows, read from the event's `data` (already checked against the type's schema):
  * `title`, `body`, `url`, `category` (the first-party shape, core/hub/FirstPartyCatalog.ts). The task
@@ -42,13 +72,15 @@ const safeLink = (url: string | null): string | null => {
 export const notificationContent = (
   type: string,
   data: unknown
-): Pick<Notification, "title" | "body" | "url" | "category"> => {
+): Pick<Notification, "title" | "body" | "url" | "category" | "actions"> => {
   const fields = Predicate.isObject(data) && !Array.isArray(data) ? (data as Record<string, unknown>) : {}
+  const actions = notificationActions(fields)
   return {
     title: text(fields, "title", 200) ?? type,
     body: text(fields, "body", 2000) ?? text(fields, "reason", 2000),
     url: safeLink(text(fields, "url", 2048) ?? text(fields, "link", 2048)),
-    category: text(fields, "category", 64)
+    category: text(fields, "category", 64),
+    ...(actions.length === 0 ? {} : { actions })
   }
 }
 

@@ -8,7 +8,7 @@ export const firstPartyUrlPattern = "^/([^/\\\\]|$)"
 
 /**
  * The notification `data` every first-party producer may send: a title, an optional body, a
- * workspace-relative `url` (a path, never another origin) and a category. Further fields are allowed:
+ * workspace-relative `url` (a path, never another origin), a category and the answers its message offers. Further fields are allowed:
  * changes within v1 are additive.
  */
 export const notificationDataSchema = {
@@ -18,7 +18,20 @@ export const notificationDataSchema = {
     title: { type: "string", minLength: 1, maxLength: 200 },
     body: { type: "string", maxLength: 2000 },
     url: { type: "string", minLength: 1, maxLength: 2048, pattern: firstPartyUrlPattern },
-    category: { type: "string", minLength: 1, maxLength: 64 }
+    category: { type: "string", minLength: 1, maxLength: 64 },
+    // Answers the message offers, each the recipient's own link (a decision's options): docs/notifications.md.
+    actions: {
+      type: "array",
+      maxItems: 8,
+      items: {
+        type: "object",
+        required: ["label", "url"],
+        properties: {
+          label: { type: "string", minLength: 1, maxLength: 120 },
+          url: { type: "string", minLength: 1, maxLength: 2048 }
+        }
+      }
+    }
   }
 } as const
 

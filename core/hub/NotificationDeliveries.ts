@@ -6,7 +6,7 @@ import { isoAt } from "../kernel/Timestamp.ts"
 import { ChannelFailure, ChatChannel, PushChannel, type PushTarget } from "./Channels.ts"
 import { DeliveryStore, retryAt, type ClaimedDelivery, type DeliveryOutcome } from "./Deliveries.ts"
 import { Directory, type ChannelName, type UserPreferences } from "./Directory.ts"
-import { chatText, emailMessage, pushPayload } from "./NotificationMessages.ts"
+import { chatMessage, chatText, emailMessage, pushPayload } from "./NotificationMessages.ts"
 import { OrgChatWebhooks, orgOfChatTarget } from "./OrgChatWebhooks.ts"
 import { PushSubscriptionStore } from "./PushSubscriptions.ts"
 
@@ -157,7 +157,12 @@ export class NotificationDeliveries extends Context.Service<
           if ("withdrawn" in target) return yield* settleOne(claimed, gone(target.withdrawn))
           const url = target.url
           if (url === undefined) return yield* settleOne(claimed, gone("no chat webhook is configured"))
-          const sent = yield* Effect.result(chat.post(url, chatText(config.publicUrl, claimed.notification)))
+          // An answer link is one person's: the organization's channel gets the message without them.
+          const message =
+            orgOfChatTarget(claimed.delivery.target) === undefined
+              ? chatMessage(config.publicUrl, claimed.notification)
+              : { text: chatText(config.publicUrl, claimed.notification) }
+          const sent = yield* Effect.result(chat.post(url, message.text, message.blocks))
           yield* settleOne(
             claimed,
             sent._tag === "Success"

@@ -18,9 +18,21 @@ export interface Notification {
   /** Where the notification leads: a workspace-relative path or the producer's link. */
   readonly url: string | null
   readonly category: string | null
+  /**
+   * Answers the message may offer as links (a decision's options, each its own link for this person): shown
+   * in the email and the person's own chat message, never in the feed nor the organization's chat channel.
+   * Gone once the notification is settled.
+   */
+  readonly actions?: ReadonlyArray<NotificationAction> | undefined
   readonly createdAt: string
   /** When the person read it; null while unread. Filed already read when the person turned the bell off. */
   readonly readAt: string | null
+}
+
+/** One answer a message offers: a label and its absolute http(s) link. */
+export interface NotificationAction {
+  readonly label: string
+  readonly url: string
 }
 
 /** Where a page of the feed starts: strictly after this entry (newest first). */
@@ -59,12 +71,13 @@ export const settles = (settlement: Settlement, n: Pick<Notification, "service" 
   n.url === settlement.url &&
   (settlement.categories.length === 0 || (n.category !== null && settlement.categories.includes(n.category)))
 
-/** The notification as a settlement leaves it. */
-export const settled = (settlement: Settlement, n: Notification): Notification => ({
-  ...n,
-  readAt: n.readAt ?? settlement.atIso,
-  body: settlement.body ?? n.body
-})
+/** The notification as a settlement leaves it: read, saying how it ended, with no answers to offer. */
+export const settled = (settlement: Settlement, n: Notification): Notification => {
+  const { actions, ...rest } = n
+  return actions === undefined
+    ? { ...n, readAt: n.readAt ?? settlement.atIso, body: settlement.body ?? n.body }
+    : { ...rest, readAt: n.readAt ?? settlement.atIso, body: settlement.body ?? n.body }
+}
 
 /** The feed port. Infrastructure failures are defects. */
 export class NotificationStore extends Context.Service<

@@ -8,6 +8,7 @@ import { eventsMigration } from "../../adapters/sql/hub/0004_events.ts"
 import { notificationsMigration } from "../../adapters/sql/hub/0005_notifications.ts"
 import { deliveriesMigration } from "../../adapters/sql/hub/0008_deliveries.ts"
 import { orgChatWebhooksMigration } from "../../adapters/sql/hub/0011_org_chat_webhooks.ts"
+import { notificationActionsMigration } from "../../adapters/sql/hub/0018_notification_actions.ts"
 import { ChannelsMemory } from "../../adapters/memory/hub/ChannelsMemory.ts"
 import { MailerMemory } from "../../adapters/memory/MailerMemory.ts"
 import { TransactionsMemory } from "../../adapters/memory/TransactionsMemory.ts"
@@ -21,7 +22,7 @@ import type { SqlBackend } from "./Databases.ts"
 
 /**
  * A hub event SQL adapter on a freshly migrated `hub` schema (idempotency, events, notifications, deliveries,
- * organizations' chat webhooks).
+ * organizations' chat webhooks, the answers notifications offer).
  */
 export const hubEventsSqlOn = <A>(
   adapter: Layer.Layer<A, never, SqlClient.SqlClient>,
@@ -34,7 +35,8 @@ export const hubEventsSqlOn = <A>(
         eventsMigration,
         notificationsMigration,
         deliveriesMigration,
-        orgChatWebhooksMigration
+        orgChatWebhooksMigration,
+        notificationActionsMigration
       ])
     ),
     Layer.provide(backend.layer)

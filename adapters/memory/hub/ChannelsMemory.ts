@@ -7,6 +7,8 @@ export interface ChannelMessage {
   /** The chat webhook's URL or the push endpoint. */
   readonly to: string
   readonly text: string
+  /** A chat message's Slack-compatible blocks, when it has any. */
+  readonly blocks?: ReadonlyArray<unknown> | undefined
 }
 
 /** What the memory channels hold, and a switch to make the next sends fail. */
@@ -40,7 +42,10 @@ export const ChannelsMemory = Layer.effectContext(
         return Effect.void
       })
     return Context.mergeAll(
-      ChatChannel.context({ post: (url, text) => record({ channel: "chat", to: url, text }) }),
+      ChatChannel.context({
+        post: (url, text, blocks) =>
+          record({ channel: "chat", to: url, text, ...(blocks === undefined ? {} : { blocks }) })
+      }),
       PushChannel.context({
         publicKey: "memory-push-key",
         send: (target: PushTarget, payload) => record({ channel: "push", to: target.endpoint, text: payload })

@@ -10,13 +10,14 @@ import { eventsTables } from "./0008_events.ts"
 import { mcpSessionsTable } from "./0010_mcp_sessions.ts"
 import { organizationStatusesTables } from "./0011_organization_statuses.ts"
 import { escalationColumns } from "./0012_escalation.ts"
+import { answerLinkUsesTable } from "./0014_answer_link_uses.ts"
 
 /**
  * The decisions service's schema, `decisions`: its idempotency keys, decisions, roles with their
  * assignments, caller keys, templates, webhook endpoints
  * with their delivery outbox, record-store credentials, the event outbox for the hub, the organization
  * admins seen, agents' MCP sessions and organizations'
- * statuses as the hub's facts told them. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
+ * statuses as the hub's facts told them, and the answer links used. Apply with `migrationsLayer("decisions", decisionsMigrations)`.
  */
 export const decisionsMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("decisions", 1),
@@ -29,5 +30,6 @@ export const decisionsMigrations: ReadonlyArray<Migration> = [
   eventsTables,
   mcpSessionsTable,
   organizationStatusesTables,
-  escalationColumns
+  escalationColumns,
+  answerLinkUsesTable
 ]

@@ -8,7 +8,7 @@ import {
   type ClaimedDelivery,
   type Delivery
 } from "../../../core/hub/Deliveries.ts"
-import { NotificationRow, toNotification } from "./NotificationStoreSql.ts"
+import { NotificationActionsColumn, NotificationRow, toNotification } from "./NotificationStoreSql.ts"
 import { claimLeased } from "../LeaseClaims.ts"
 
 const DeliveryRow = Schema.Struct({
@@ -52,6 +52,7 @@ const ClaimedRow = Schema.Struct({
   n_body: Schema.NullOr(Schema.String),
   n_url: Schema.NullOr(Schema.String),
   n_category: Schema.NullOr(Schema.String),
+  n_actions: Schema.optionalKey(NotificationActionsColumn),
   n_created_at: Schema.Date,
   n_read_at: Schema.NullOr(Schema.Date)
 })
@@ -68,6 +69,7 @@ const toClaimed = (row: typeof ClaimedRow.Type): ClaimedDelivery => {
     body: row.n_body,
     url: row.n_url,
     category: row.n_category,
+    ...(row.n_actions === undefined ? {} : { actions: row.n_actions }),
     created_at: row.n_created_at,
     read_at: row.n_read_at
   }
@@ -98,7 +100,7 @@ export const DeliveryStoreSql: Layer.Layer<DeliveryStore, never, SqlClient.SqlCl
     const claimedColumns = sql`c.id, c.notification_id, c.user_id, c.channel, c.target, c.status, c.attempts,
       c.next_attempt_at, c.last_error, c.created_at, c.sent_at, n.id AS n_id, n.user_id AS n_user_id,
       n.email AS n_email, n.service AS n_service, n.event_id AS n_event_id, n.type AS n_type, n.title AS n_title,
-      n.body AS n_body, n.url AS n_url, n.category AS n_category, n.created_at AS n_created_at,
+      n.body AS n_body, n.url AS n_url, n.category AS n_category, n.actions AS n_actions, n.created_at AS n_created_at,
       n.read_at AS n_read_at`
     // The "due" conditions are repeated in each locking SELECT on purpose: Postgres rechecks only that
     // SELECT's own conditions on a row another worker claimed (and committed) after this statement's

@@ -7,6 +7,11 @@ import {
   type Settlement
 } from "../../../core/hub/NotificationStore.ts"
 
+/** The `actions` column (0018_notification_actions.ts): null when the message offers no answers. */
+export const NotificationActionsColumn = Schema.NullOr(
+  Schema.Array(Schema.Struct({ label: Schema.String, url: Schema.String }))
+)
+
 export const NotificationRow = Schema.Struct({
   id: Schema.String,
   user_id: Schema.String,
@@ -18,6 +23,7 @@ export const NotificationRow = Schema.Struct({
   body: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
+  actions: Schema.optionalKey(NotificationActionsColumn),
   created_at: Schema.Date,
   read_at: Schema.NullOr(Schema.Date)
 })
@@ -33,6 +39,7 @@ export const toNotification = (row: typeof NotificationRow.Type): Notification =
   body: row.body,
   url: row.url,
   category: row.category,
+  ...(row.actions === undefined || row.actions === null || row.actions.length === 0 ? {} : { actions: row.actions }),
   createdAt: row.created_at.toISOString(),
   readAt: row.read_at?.toISOString() ?? null
 })
@@ -58,16 +65,17 @@ export const fileIfAbsent = (sql: SqlClient.SqlClient, list: ReadonlyArray<Notif
     body: n.body,
     url: n.url,
     category: n.category,
+    actions: n.actions === undefined || n.actions.length === 0 ? null : n.actions,
     created_at: n.createdAt,
     read_at: n.readAt
   }))
   return sql<{ readonly id: string }>`
     INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url,
-      category, created_at, read_at)
+      category, actions, created_at, read_at)
     SELECT n.id, n.user_id, n.email, n.service, n.event_id, n.type, n.title, n.body, n.url, n.category,
-      n.created_at, n.read_at
+      n.actions, n.created_at, n.read_at
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(id text, user_id text, email text,
-      service text, event_id text, type text, title text, body text, url text, category text,
+      service text, event_id text, type text, title text, body text, url text, category text, actions jsonb,
       created_at timestamptz, read_at timestamptz)
     ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
 }
@@ -89,7 +97,7 @@ export const settleFiled = (sql: SqlClient.SqlClient, settlements: ReadonlyArray
   }))
   return sql<{ readonly id: string }>`
     UPDATE hub.notifications AS n
-    SET read_at = coalesce(n.read_at, s.at), body = coalesce(s.body, n.body)
+    SET read_at = coalesce(n.read_at, s.at), body = coalesce(s.body, n.body), actions = NULL
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(service text, url text, categories jsonb,
       body text, at timestamptz)
     WHERE n.service = s.service AND n.url = s.url
@@ -154,9 +162,11 @@ export const NotificationStoreSql: Layer.Layer<NotificationStore, never, SqlClie
         Effect.gen(function* () {
           const inserted = yield* sql<{ readonly id: string }>`
             INSERT INTO hub.notifications (id, user_id, email, service, event_id, type, title, body, url, category,
-              created_at, read_at)
+              actions, created_at, read_at)
             VALUES (${n.id}, ${n.userId}, ${n.email}, ${n.service}, ${n.eventId}, ${n.type}, ${n.title}, ${n.body},
-              ${n.url}, ${n.category}, ${n.createdAt}::timestamptz, ${n.readAt}::timestamptz)
+              ${n.url}, ${n.category},
+              ${n.actions === undefined || n.actions.length === 0 ? null : JSON.stringify(n.actions)}::jsonb,
+              ${n.createdAt}::timestamptz, ${n.readAt}::timestamptz)
             ON CONFLICT (service, event_id) DO NOTHING RETURNING id`
           if (inserted.length === 1) return { notification: n, filed: true }
           const stored = yield* byEvent({ service: n.service, eventId: n.eventId })

@@ -14,13 +14,14 @@ import { shortLinksMigration } from "./0014_short_links.ts"
 import { recordingGrantsMigration } from "./0015_recording_grants.ts"
 import { notificationsByLinkMigration } from "./0016_notifications_by_link.ts"
 import { factOutboxMigration } from "./0017_fact_outbox.ts"
+import { notificationActionsMigration } from "./0018_notification_actions.ts"
 
 /**
  * The hub's schema, `hub`: idempotency keys, the directory (organizations, users, memberships,
  * installations, flags, preferences), the service registry, accepted events and the event catalog, the
  * notification feed, each channel's deliveries, push subscriptions and organizations' chat webhooks, sessions, sign-in links and
  * the requests for them, the mail outbox, the artifacts of the hub's OpenID provider, the hub's own short links, its audit
- * of recording access changes and the outbox of facts for services.
+ * of recording access changes, the outbox of facts for services and the answers notifications offer.
  */
 export const hubMigrations: ReadonlyArray<Migration> = [
   idempotencyMigration("hub", 1),
@@ -37,5 +38,6 @@ export const hubMigrations: ReadonlyArray<Migration> = [
   shortLinksMigration,
   recordingGrantsMigration,
   notificationsByLinkMigration,
-  factOutboxMigration
+  factOutboxMigration,
+  notificationActionsMigration
 ]

@@ -9,6 +9,7 @@ import { McpSessionStoreSql } from "../../../adapters/sql/decisions/McpSessionSt
 import { RecordStoreCredentialsSql } from "../../../adapters/sql/decisions/RecordStoreCredentialsSql.ts"
 import { WebhookOutboxSql } from "../../../adapters/sql/decisions/WebhookOutboxSql.ts"
 import { WebhookStoreSql } from "../../../adapters/sql/decisions/WebhookStoreSql.ts"
+import { AnswerLinkUsesSql } from "../../../adapters/sql/decisions/AnswerLinkUsesSql.ts"
 import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
 import { OrganizationAdminsSql } from "../../../adapters/sql/decisions/OrganizationAdminsSql.ts"
 import { OrganizationStatusesSql } from "../../../adapters/sql/OrganizationStatusesSql.ts"
@@ -38,7 +39,8 @@ export const DecisionsDataSql = Layer.mergeAll(
   OrganizationAdminsSql,
   McpSessionStoreSql,
   OrganizationStatusesSql("decisions"),
-  IdempotencyStoreSql("decisions")
+  IdempotencyStoreSql("decisions"),
+  AnswerLinkUsesSql
 )
 
 /** `DecisionsDataSql` on a database whose `decisions` schema is migrated first: what the server runs on. */

@@ -9,6 +9,7 @@ import { RecordStoreCredentialsMemory } from "../../../adapters/memory/decisions
 import { RoleStoreMemory } from "../../../adapters/memory/decisions/RoleStoreMemory.ts"
 import { TemplateStoreMemory } from "../../../adapters/memory/decisions/TemplateStoreMemory.ts"
 import { WebhookStoreMemory } from "../../../adapters/memory/decisions/WebhookStoreMemory.ts"
+import { AnswerLinkUsesMemory } from "../../../adapters/memory/decisions/AnswerLinkUsesMemory.ts"
 import { OrganizationStatusesMemory } from "../../../adapters/memory/OrganizationStatusesMemory.ts"
 import { ProducerOutboxMemory } from "../../../adapters/memory/ProducerOutboxMemory.ts"
 import { TransactionsMemory } from "../../../adapters/memory/TransactionsMemory.ts"
@@ -16,6 +17,8 @@ import type { RetryPolicy } from "../../../core/kernel/RetryPolicy.ts"
 import { CallerAuthentication } from "../../../core/decisions/CallerAuthentication.ts"
 import { DecisionFlow } from "../../../core/decisions/DecisionFlow.ts"
 import { Decisions } from "../../../core/decisions/Decisions.ts"
+import { AnswerByLink } from "../../../core/decisions/AnswerByLink.ts"
+import { AnswerLinkSettings } from "../../../core/decisions/AnswerLinks.ts"
 import { DecisionPages } from "../../../core/decisions/pages/DecisionPages.ts"
 import { Escalations } from "../../../core/decisions/Escalations.ts"
 import { RecordActions } from "../../../core/decisions/RecordActions.ts"
@@ -41,7 +44,8 @@ export const DecisionsDataMemory = Layer.mergeAll(
   ProducerOutboxMemory,
   OrganizationAdminsMemory,
   McpSessionStoreMemory,
-  OrganizationStatusesMemory
+  OrganizationStatusesMemory,
+  AnswerLinkUsesMemory
 )
 
 export interface DecisionsSettings {
@@ -55,6 +59,8 @@ export interface DecisionsSettings {
   readonly webhookTimeoutMs?: number | undefined
   /** How record actions are retried; the action machine's default when unset. */
   readonly recordActionRetryPolicy?: RetryPolicy | undefined
+  /** Answer links in notifications (core/decisions/AnswerLinks.ts); unset, notifications carry none. */
+  readonly answerLinks?: { readonly baseUrl: string; readonly secretsKey: string } | undefined
 }
 
 /** What the decisions use cases run over: the data ports, and the two ways out of the process. */
@@ -87,8 +93,12 @@ export const DecisionsUseCases = <Data, E, R, UE = never, UR = never>(
     })
   ).pipe(Layer.provide(Layer.merge(adapters.recordUpdater, adapters.webhookSender)))
   return DecisionPages.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Templates.layer, webhooks, workers, DecisionFlow.layer, Escalations.layer)),
+    Layer.provideMerge(
+      Layer.mergeAll(Templates.layer, webhooks, workers, DecisionFlow.layer, Escalations.layer, AnswerByLink.layer)
+    ),
     Layer.provideMerge(Layer.merge(Decisions.layer, CallerAuthentication.layer)),
-    Layer.provideMerge(Layer.merge(adapters.data, IdGeneratorUlid))
+    Layer.provideMerge(
+      Layer.mergeAll(adapters.data, IdGeneratorUlid, Layer.succeed(AnswerLinkSettings, settings.answerLinks))
+    )
   )
 }

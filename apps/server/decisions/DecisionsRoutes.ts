@@ -11,6 +11,7 @@ import { IdempotencyLayers } from "../../../adapters/http/IdempotencyLayers.ts"
 import { serviceRoutes } from "../../../adapters/http/ServiceHttp.ts"
 import { DecisionsServiceKeyLayer } from "../../../adapters/http/uniform/ServiceKeyLayer.ts"
 import { decisionsMcpRoutes } from "../../../adapters/mcp/DecisionsMcp.ts"
+import { answerRoutes } from "../../../adapters/http/decisions/AnswerRoutes.ts"
 import { consumedFacts, FactIntake } from "../../../core/events/FactIntake.ts"
 import type { Manifest } from "../../../core/kernel/index.ts"
 import { kib, reveal, version, type ServiceSettings } from "../Services.ts"
@@ -65,8 +66,12 @@ export const decisionsRoutes = (settings: ServiceSettings) => {
     )
   )
   // The MCP server at /mcp, behind the caller plane's key and its one budget.
-  return Layer.merge(
+  return Layer.mergeAll(
     http,
+    // The page of the answer links notifications carry, at /answer: the link's token is its credential.
+    settings.decisionsPublicUrl === undefined
+      ? Layer.empty
+      : answerRoutes({ publicUrl: settings.decisionsPublicUrl, workspaceUrl: settings.workspaceUrl }),
     decisionsMcpRoutes({
       build: settings.build,
       secretsKey: reveal(settings.decisionsSecretsKey),
