@@ -124,7 +124,7 @@ export type Block =
   | CardsBlock
   | ChartBlock
 
-export type { ChartBlock, ChartSeries } from "./ChartBlock.ts"
+export type { ChartBlock } from "./ChartBlock.ts"
 
 export interface PageDocument {
   readonly id: string

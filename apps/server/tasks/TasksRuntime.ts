@@ -5,7 +5,6 @@ import { ProducerOutboxSql } from "../../../adapters/sql/ProducerOutboxSql.ts"
 import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
 import { migrationsLayer } from "../../../adapters/sql/Migrator.ts"
 import { tasksMigrations } from "../../../adapters/sql/tasks/migrations.ts"
-import { RecordStoreSql } from "../../../adapters/sql/tasks/RecordStoreSql.ts"
 import { SessionStoreSql } from "../../../adapters/sql/tasks/SessionStoreSql.ts"
 import { TaskApiKeyStoreSql } from "../../../adapters/sql/tasks/TaskApiKeyStoreSql.ts"
 import { IdGeneratorUlid } from "../../../core/kernel/Ids.ts"
@@ -33,9 +32,6 @@ export const TasksDataWith = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
     IdempotencyStoreSql("tasks")
   )
 
-/** The task inbox's data with its records in its own tables too (`tasks.records`). */
-export const TasksDataSql = TasksDataWith(RecordStoreSql)
-
 /** `TasksDataWith(records)` on a database whose `tasks` schema is migrated first: what the server runs on. */
 export const TasksDataMigrated = <E, R>(records: Layer.Layer<RecordStore, E, R>) =>
   TasksDataWith(records).pipe(Layer.provide(migrationsLayer("tasks", tasksMigrations)))
@@ -50,8 +46,8 @@ export const tasksPublicUrl = (config: ServerConfig, port: number): string =>
 
 /**
  * The task inbox's use cases over the data adapters given (also provided, for inspection and for the routes'
- * own needs): the one composition the bundled server, the tests and embedders use. `data` is `TasksDataSql`,
- * or memory adapters.
+ * own needs): the one composition the bundled server, the tests and embedders use. `data` is `TasksDataWith(records)`
+ * (with `RecordStoreSql`, its records in its own tables), or memory adapters.
  */
 export const TasksUseCases = <Data, E, R>(config: TaskInboxConfig, data: Layer.Layer<Data, E, R>) =>
   TaskInboxLayer(config).pipe(Layer.provideMerge(Layer.merge(data, IdGeneratorUlid)))
