@@ -12,6 +12,7 @@ import {
   type AnswerClaims
 } from "../../core/decisions/AnswerToken.ts"
 import { CallerAuthentication } from "../../core/decisions/CallerAuthentication.ts"
+import { Escalations } from "../../core/decisions/Escalations.ts"
 import { Decisions, type CallerIdentity, type WorkspaceUser } from "../../core/decisions/Decisions.ts"
 import { ProducerOutbox } from "../../core/events/ProducerOutbox.ts"
 import { isoAt } from "../../core/kernel/Timestamp.ts"
@@ -245,3 +246,33 @@ const setUpAnother = (caller: CallerIdentity) =>
     }
     return { decision: created.decision, tokenOf }
   })
+
+describe("an escalation's reminder", () => {
+  it.effect("carries each holder's answer links, as the first ask did", () =>
+    Effect.gen(function* () {
+      const decisions = yield* Decisions
+      yield* decisions.createRole(admin, { slug: "ops", name: "Ops" })
+      yield* decisions.assign(admin, "ops", ann)
+      const key = yield* decisions.createKey(admin, "agent")
+      const caller = (yield* (yield* CallerAuthentication).authenticate(key.plaintext)) as CallerIdentity
+      yield* decisions.create(caller, {
+        title: "Ship it?",
+        roleSlug: "ops",
+        options: [{ label: "Ship" }, { label: "Hold" }],
+        escalation: [{ after: 60, action: "remind" }]
+      })
+      yield* TestClock.adjust("61 seconds")
+      assert.strictEqual(yield* (yield* Escalations).runDue(), 1)
+      const reminder = (yield* (yield* ProducerOutbox).pending(100)).find(
+        (e) => e.subject.email === ann && String(e.data["body"]).startsWith("Reminder:")
+      )
+      assert.isDefined(reminder)
+      const links = (reminder?.data["actions"] ?? []) as ReadonlyArray<AnswerAction>
+      assert.deepStrictEqual(
+        links.map((l) => l.label),
+        ["Ship", "Hold", "Decline"]
+      )
+      for (const link of links) assert.isTrue(link.url.startsWith("https://decisions.test/answer?token="))
+    }).pipe(Effect.provide(stack))
+  )
+})
