@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { notificationContent } from "../../core/hub/EventProcessor.ts"
+import { notificationContent } from "../../core/hub/NotificationContent.ts"
 import { chatMessage, chatText, emailMessage } from "../../core/hub/NotificationMessages.ts"
 import { settled, type Notification } from "../../core/hub/NotificationStore.ts"
 
