@@ -1,17 +1,21 @@
 import { afterEach, assert, describe, it } from "vitest"
 import { about, acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
+import { startPeer } from "../support/NotificationPeers.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
+import { startSmtpServer } from "../support/SmtpServer.ts"
 
 /**
  * An escalation ladder on the bundled server and its embedded database (docs/decisions.md, "Escalation"): a
  * decision with a reminder after 2 s and a route to another role after 4 s tells its holders again, then reaches
  * the other role's holder, each once, though the server is killed between the two steps and started again on
- * the same data.
+ * the same data: in the feed, by email (an SMTP server in the test) and in chat (a webhook receiver).
  */
 
 const running: Array<RunningServer> = []
+const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.stop("SIGKILL")))
+  await Promise.all(cleanups.splice(0).map((close) => close()))
 })
 
 /** A busy machine can take minutes to start the server. */
@@ -46,8 +50,14 @@ const getDecision = async (server: RunningServer, key: string, id: string) => {
 
 describe("an escalation ladder on the bundled server", () => {
   it("reminds, then routes to the second role's holder, once each, across a SIGKILL between the steps", async () => {
+    const smtp = await startSmtpServer()
+    cleanups.push(smtp.close)
+    const chat = await startPeer()
+    cleanups.push(chat.close)
     const env = {
       DATA_DIR: tempDataDir(),
+      SMTP_URL: smtp.url,
+      SMTP_FROM: "Workspace <hub@acme.test>",
       DECISIONS_WORKER_POLL_MS: "100",
       EVENT_RELAY_POLL_MS: "100",
       HUB_WORKER_POLL_MS: "100",
@@ -58,6 +68,15 @@ describe("an escalation ladder on the bundled server", () => {
     const p1 = await platform(server, env.DATA_DIR)
     const { orgId, key } = await acme(p1)
     await withLee(p1, orgId)
+    const people = ["ann@acme.test", "bob@acme.test", "lee@acme.test"]
+    for (const email of people) {
+      const chosen = await p1.hubAdmin("PUT", `/api/v1/admin/users/${encodeURIComponent(email)}/preferences`, {
+        channels: ["bell", "email", "chat"],
+        emailMode: "immediate",
+        chatWebhookUrl: chat.url(`/hooks/${email}`)
+      })
+      assert.strictEqual(chosen.status, 200, JSON.stringify(chosen.json))
+    }
 
     const created = await p1.caller(key, "/api/v1/decisions", {
       title: "Refund order 42?",
@@ -110,5 +129,39 @@ describe("an escalation ladder on the bundled server", () => {
       1
     )
     assert.lengthOf(about(await p2.feed("lee@acme.test"), id, "decision_assigned"), 1)
+
+    // By email and in chat too, each once: Ann and Bob the ask and one reminder (the hub may send the two in
+    // one email when both are due at once, as after the restart), Lee the routed decision.
+    const asked = "Refund agent asks for your decision."
+    const reminder = "Reminder: Refund agent is still waiting for your decision"
+    const routedHere = "system:escalation routed this decision to you."
+    const expected: Record<string, ReadonlyArray<string>> = {
+      "ann@acme.test": [asked, reminder],
+      "bob@acme.test": [asked, reminder],
+      "lee@acme.test": [routedHere]
+    }
+    const mailText = (email: string) =>
+      smtp
+        .to(email)
+        .map((m) => m.text)
+        .join("\n")
+    const times = (text: string, part: string) => text.split(part).length - 1
+    const chatsTo = (email: string) => chat.to(`/hooks/${email}`)
+    await until("every email and chat message", async () =>
+      people.every(
+        (e) => expected[e]!.every((part) => times(mailText(e), part) >= 1) && chatsTo(e).length >= expected[e]!.length
+      )
+        ? true
+        : undefined
+    )
+    // Time for a repeat to arrive, were one sent: the hub's workers poll every 100 ms.
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    for (const email of people) {
+      for (const part of expected[email]!) assert.strictEqual(times(mailText(email), part), 1, `${email}: ${part}`)
+      assert.lengthOf(chatsTo(email), expected[email]!.length, `${email}'s chat messages`)
+    }
+    // The reminder offers the answer links, as the first ask did.
+    const annMail = mailText("ann@acme.test")
+    assert.include(annMail.slice(annMail.indexOf(reminder)), "/answer?token=")
   }, 600_000)
 })
