@@ -59,7 +59,8 @@ export class Database extends Context.Service<
     withClient("postgres", config, () =>
       PgClient.make({
         url: config.url,
-        maxConnections: config.maxConnections ?? 10,
+        // Each wake-up channel (LISTEN) keeps a connection of its own: six with all three services in one process.
+        maxConnections: config.maxConnections ?? 20,
         connectTimeout: config.connectTimeout ?? defaultConnectTimeout
       })
     )

@@ -59,6 +59,16 @@ const telemetry = (config: ServerConfig) =>
   })
 
 /**
+ * `listeners` over the hub's use cases, when this process runs the hub. Without it, nothing here needs them: the
+ * hub's listener is empty and no service hands its events over in process (the type cannot see that).
+ */
+const withHubCore = <A, E, R, A2, E2, R2>(
+  listeners: Layer.Layer<A, E, R>,
+  core: Layer.Layer<A2, E2, R2> | undefined
+): Layer.Layer<A, E | E2, Exclude<R, A2> | R2> =>
+  core === undefined ? (listeners as Layer.Layer<A, E, Exclude<R, A2>>) : listeners.pipe(Layer.provide(core))
+
+/**
  * The bundled server: the database (a Postgres server, or the embedded default under DATA_DIR) and what every
  * service shares over it (its units of work, readiness, the rate budgets), then one listener for each service
  * of SERVICES, each over its service's one layer (`HubService`, `DecisionsService`, `TasksService`, each
@@ -101,7 +111,7 @@ export const makeServer = (options: ServerOptions) => {
   // a hub of its own (then they go over HTTP, signed, as from any producer).
   const hubPublisher = hub !== undefined && Option.isNone(config.hubUrl) ? hub.events : undefined
 
-  const hubListener = hub === undefined ? Layer.empty : listen(hub.layer, at("hub", ports.hub, addresses.public.hub))
+  const hubListener = hub === undefined ? Layer.empty : listen(hub.serving, at("hub", ports.hub, addresses.public.hub))
   const decisionsListener = running.has("decisions")
     ? listen(
         DecisionsService(decisionsSettingsOf(config, secrets, addresses), {
@@ -127,7 +137,8 @@ export const makeServer = (options: ServerOptions) => {
     onSome: (port) => listen(PrometheusMetrics.layerHttp({ path: "/metrics" }), at("metrics", port))
   })
 
-  return Layer.mergeAll(hubListener, decisionsListener, tasksListener, metricsListener).pipe(
+  // The hub's use cases once, for its listener and the services' in-process publisher alike.
+  return withHubCore(Layer.mergeAll(hubListener, decisionsListener, tasksListener, metricsListener), hub?.core).pipe(
     // What every service shares over the one database: its units of work (TransactionsSql, once), readiness.
     Layer.provide(
       Layer.mergeAll(

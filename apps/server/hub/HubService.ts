@@ -44,11 +44,11 @@ export interface HubServiceAdapters<Data, E, R> {
 }
 
 /**
- * The hub as one layer (`layer`): its routes (the hub's API, the workspace, OpenID), its workers (events and
+ * The hub as one service (`serving` over `core`): its routes (the hub's API, the workspace, OpenID), its workers (events and
  * deliveries, sign-in links and mail, facts to services, the idempotency purge) and the first-party services
  * registered at start, over its use cases (HubLayers.ts) and the service-data plane's upstreams, over the data
  * given. `events` hands a producer's events to this hub when both run in the same process (no HTTP round
- * trip): it shares the hub's use cases with `layer`. Needs the database's `Transactions`, `Readiness` and
+ * trip): it shares the hub's use cases (`core`) with `serving`. Needs the database's `Transactions`, `Readiness` and
  * `RateLimits`.
  */
 export const HubService = <Data, E, R>(settings: HubServiceSettings, adapters: HubServiceAdapters<Data, E, R>) => {
@@ -85,8 +85,16 @@ export const HubService = <Data, E, R>(settings: HubServiceSettings, adapters: H
       ? Layer.empty
       : Layer.effectDiscard(seedFirstPartyCatalog).pipe(Layer.provide(FirstParty(settings.firstParty)))
   return {
-    layer: routes.pipe(Layer.provide(Layer.merge(workers, firstParty)), Layer.provideMerge(core)),
-    events: (signingKey: Redacted.Redacted<string>) =>
-      HubEventPublisherInProcess({ signingKey }).pipe(Layer.provide(core))
+    /**
+     * The hub's use cases and data, built once for the process: provided from outside to the hub's listener
+     * and to the services that hand their events over in process. Each listener builds its routes apart
+     * (only what it is given is shared), so a use case provided inside both would open the hub's stores,
+     * caches and wake-up connections twice.
+     */
+    core,
+    /** The routes and workers; they need `core`. */
+    serving: routes.pipe(Layer.provide(Layer.merge(workers, firstParty))),
+    /** The in-process publisher of a producer's events; it needs `core`. */
+    events: (signingKey: Redacted.Redacted<string>) => HubEventPublisherInProcess({ signingKey })
   }
 }
