@@ -1,5 +1,5 @@
 import { afterEach, assert, describe, it } from "vitest"
-import { acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
+import { acmeWithDecisions, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
 import { launchBrowser, watchCsp } from "../support/Chromium.ts"
 import { startPeer } from "../support/NotificationPeers.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
@@ -61,20 +61,7 @@ describe("answering a decision from its email or chat message (bundled server, S
     const server = await startServer(env, slowStart)
     running.push(server)
     const p: Platform = await platform(server, env.DATA_DIR)
-    await until(
-      "the first-party services to go live",
-      async () => {
-        const answer = await p.hubAdmin("GET", "/api/v1/admin/services")
-        const live = (answer.json?.data?.services ?? []).filter((s: { status: string }) => s.status === "live")
-        return live.some((s: { id: string }) => s.id === "decisions") ? true : undefined
-      },
-      120_000
-    )
-    const { orgId, key } = await acme(p)
-    const installed = await p.hubAdmin("PUT", `/api/v1/admin/orgs/${orgId}/installations/decisions`, {
-      consents: { companyId: true, accessClaims: true, embed: false }
-    })
-    assert.isBelow(installed.status, 300, JSON.stringify(installed.json))
+    const { key } = await acmeWithDecisions(p)
     for (const email of ["ann@acme.test", "bob@acme.test"]) {
       const chosen = await p.hubAdmin("PUT", `/api/v1/admin/users/${encodeURIComponent(email)}/preferences`, {
         channels: ["bell", "email", "chat"],

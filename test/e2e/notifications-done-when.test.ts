@@ -1,5 +1,5 @@
 import { afterEach, assert, describe, it } from "vitest"
-import { about, acme, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
+import { about, acmeWithDecisions, platform, until, type Platform } from "../support/DecisionsPlatform.ts"
 import { freePort, startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 import { startSmtpServer, type SmtpTestServer } from "../support/SmtpServer.ts"
 import { isSignInMail, signInByEmailedLink } from "../support/EmailSignIn.ts"
@@ -62,20 +62,7 @@ describe("notifications reach people (embedded database, SMTP, one-second digest
     let server = await startServer(env, slowStart)
     running.push(server)
     const p: Platform = await platform(server, env.DATA_DIR)
-    await until(
-      "the first-party services to go live",
-      async () => {
-        const answer = await p.hubAdmin("GET", "/api/v1/admin/services")
-        const live = (answer.json?.data?.services ?? []).filter((s: { status: string }) => s.status === "live")
-        return live.some((s: { id: string }) => s.id === "decisions") ? true : undefined
-      },
-      120_000
-    )
-    const { orgId, key } = await acme(p)
-    const installed = await p.hubAdmin("PUT", `/api/v1/admin/orgs/${orgId}/installations/decisions`, {
-      consents: { companyId: true, accessClaims: true, embed: false }
-    })
-    assert.isBelow(installed.status, 300, JSON.stringify(installed.json))
+    const { orgId, key } = await acmeWithDecisions(p)
     const sessions = new Map<string, string>()
     for (const email of holders) {
       sessions.set(email, `hub_session=${await signInByEmailedLink({ hubUrl: hub, smtp, email })}`)

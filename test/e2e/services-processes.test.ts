@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { afterEach, assert, describe, it } from "vitest"
 import { SecretNames } from "../../apps/server/Config.ts"
-import { acme, platformAt, until } from "../support/DecisionsPlatform.ts"
+import { acmeWithDecisions, platformAt, until } from "../support/DecisionsPlatform.ts"
 import { isSignInMail, signInByEmailedLink } from "../support/EmailSignIn.ts"
 import { freshPrefix } from "../support/Redis.ts"
 import { freshPostgres } from "../support/ServerDatabases.ts"
@@ -112,20 +112,7 @@ describe("one service per process (SERVICES) on one Postgres database and Redis"
     assert.strictEqual(tasksManifest.status, 200)
 
     const p = await platformAt({ hub: url(ports.hub), decisions: url(ports.decisionsA) }, secrets)
-    await until(
-      "the first-party services to go live at the hub",
-      async () => {
-        const answer = await p.hubAdmin("GET", "/api/v1/admin/services")
-        const live = (answer.json?.data?.services ?? []).filter((s: { status: string }) => s.status === "live")
-        return live.some((s: { id: string }) => s.id === "decisions") ? true : undefined
-      },
-      120_000
-    )
-    const { orgId, key } = await acme(p)
-    const installed = await p.hubAdmin("PUT", `/api/v1/admin/orgs/${orgId}/installations/decisions`, {
-      consents: { companyId: true, accessClaims: true, embed: false }
-    })
-    assert.isBelow(installed.status, 300, JSON.stringify(installed.json))
+    const { key } = await acmeWithDecisions(p)
     const annSession = `hub_session=${await signInByEmailedLink({ hubUrl: url(ports.hub), smtp, email: "ann@acme.test" })}`
 
     // The caller asks on instance A.

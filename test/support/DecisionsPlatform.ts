@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { randomUUID } from "node:crypto"
 import { assert } from "vitest"
 import type { RunningServer } from "./ServerProcess.ts"
+import { until } from "./Until.ts"
 import { mintToken } from "./Tokens.ts"
 
 /**
@@ -129,6 +130,25 @@ export const acme = async (p: Platform) => {
 }
 
 /** What a person's feed holds for one decision: its notifications of `category`. */
+/** `acme`, once the hub has the decisions service live, with decisions installed for Acme with its consents. */
+export const acmeWithDecisions = async (p: Platform) => {
+  await until(
+    "the first-party services to go live",
+    async () => {
+      const answer = await p.hubAdmin("GET", "/api/v1/admin/services")
+      const live = (answer.json?.data?.services ?? []).filter((s: { status: string }) => s.status === "live")
+      return live.some((s: { id: string }) => s.id === "decisions") ? true : undefined
+    },
+    120_000
+  )
+  const made = await acme(p)
+  const installed = await p.hubAdmin("PUT", `/api/v1/admin/orgs/${made.orgId}/installations/decisions`, {
+    consents: { companyId: true, accessClaims: true, embed: false }
+  })
+  assert.isBelow(installed.status, 300, JSON.stringify(installed.json))
+  return made
+}
+
 export const about = (items: ReadonlyArray<FeedItem>, decisionId: string, category: string) =>
   items.filter(
     (n) => n.service === "decisions" && n.url === `/apps/decisions/decision-${decisionId}` && n.category === category
