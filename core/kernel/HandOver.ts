@@ -8,7 +8,11 @@ import { isoAt } from "./Timestamp.ts"
  * takes it from there (`take`). When the last worker stops taking (a shutdown), what it had not taken, and
  * what is given after, goes back to the database (`release`: unclaimed, due at once for any worker). A row
  * given and never taken nor released (a crash) loses nothing: it is a claimed row like any other, claimed
- * again by any worker once its lease has passed. Past `maxWaiting` rows given and not taken, `leaseFor`
+ * again by any worker once its lease has passed. That lease is the worker's own, but at most
+ * `handOverLeaseMillis` (10 s): a row waits in memory for milliseconds, and both workers that take hand-overs
+ * do what they do once per row however often it is done (the hub files an event once, a producer's event is
+ * taken once by its id), so a short lease costs at worst a repeat the store ignores, while a crash delays what
+ * it lost by no more than 10 s instead of the worker's longer lease. Past `maxWaiting` rows given and not taken, `leaseFor`
  * answers undefined and new rows are stored unclaimed, for the workers' claims, so what waits in memory stays
  * bounded.
  *
@@ -16,7 +20,10 @@ import { isoAt } from "./Timestamp.ts"
  * their relays (core/events/ProducerOutbox.ts).
  */
 export interface HandOver<A> {
-  /** Takes hand-overs with this lease while the scope lasts; what is left untaken at its end is released. */
+  /**
+   * Takes hand-overs with this lease (at most `handOverLeaseMillis`) while the scope lasts; what is left untaken
+   * at its end is released.
+   */
   readonly open: (leaseMillis: number) => Effect.Effect<void, never, Scope.Scope>
   /** The lease to store a new row with, or undefined: store it unclaimed. */
   readonly leaseFor: (nowMs: number) => string | undefined
@@ -39,6 +46,9 @@ export const makeClaimPacing = (everyMillis: number) => {
     return claims
   }
 }
+
+/** The longest a row handed over is stored claimed for: after a crash, what was lost in memory waits this long. */
+export const handOverLeaseMillis = 10_000
 
 export const makeHandOver = <A>(options: {
   readonly maxWaiting: number
@@ -74,7 +84,9 @@ export const makeHandOver = <A>(options: {
           })
       ),
     leaseFor: (nowMs) =>
-      leases.length > 0 && waiting.length < options.maxWaiting ? isoAt(nowMs + Math.min(...leases)) : undefined,
+      leases.length > 0 && waiting.length < options.maxWaiting
+        ? isoAt(nowMs + Math.min(handOverLeaseMillis, ...leases))
+        : undefined,
     give: (row) =>
       Effect.suspend(() => {
         if (leases.length === 0) return release([row])

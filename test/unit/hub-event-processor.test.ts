@@ -6,6 +6,7 @@ import { dataSchemaProblem, EventCatalog, isLinearPattern } from "../../core/hub
 import { deliveriesFor, EventProcessor } from "../../core/hub/EventProcessor.ts"
 import { notificationContent } from "../../core/hub/NotificationContent.ts"
 import { EventHandOver } from "../../core/hub/EventHandOver.ts"
+import { handOverLeaseMillis, makeHandOver } from "../../core/kernel/HandOver.ts"
 import { EventIngest } from "../../core/hub/EventIngest.ts"
 import { EventStore, type NewEvent, type StoredEvent } from "../../core/hub/EventStore.ts"
 import { EventWakeup } from "../../core/hub/EventWakeup.ts"
@@ -360,10 +361,11 @@ describe("EventProcessor, with notifications handed over by ingest", () => {
       yield* handOver.open
       const { processor, claimedRows } = yield* countingClaims()
       const id = yield* ingest(signingKey)
-      // The processor it was handed to dies with it in memory.
+      // The processor it was handed to dies with it in memory. It was stored for a hand-over's lease (10 s),
+      // not the processor's own (60 s).
       assert.strictEqual((yield* handOver.take(10)).length, 1)
       assert.strictEqual(yield* processor.runDue(), 0)
-      yield* TestClock.adjust(59_999)
+      yield* TestClock.adjust(handOverLeaseMillis - 1)
       assert.strictEqual(yield* processor.runDue(), 0)
       yield* TestClock.adjust(1)
       assert.strictEqual(yield* processor.runDue(), 1)
@@ -463,6 +465,20 @@ describe("EventHandOver", () => {
           )
         )
       )
+  )
+})
+
+describe("a hand-over's lease", () => {
+  it.effect("is the worker's own up to 10 s, so a crash delays what it lost by no more than that", () =>
+    Effect.gen(function* () {
+      const short = makeHandOver<string>({ maxWaiting: 10, release: () => Effect.void })
+      const long = makeHandOver<string>({ maxWaiting: 10, release: () => Effect.void })
+      yield* short.open(2_000)
+      yield* long.open(300_000)
+      assert.strictEqual(short.leaseFor(1000), new Date(3000).toISOString())
+      assert.strictEqual(long.leaseFor(1000), new Date(1000 + handOverLeaseMillis).toISOString())
+      assert.strictEqual(handOverLeaseMillis, 10_000)
+    }).pipe(Effect.scoped)
   )
 })
 
