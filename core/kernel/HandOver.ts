@@ -12,9 +12,9 @@ import { isoAt } from "./Timestamp.ts"
  * `handOverLeaseMillis` (10 s): a row waits in memory for milliseconds, and both workers that take hand-overs
  * do what they do once per row however often it is done (the hub files an event once, a producer's event is
  * taken once by its id), so a short lease costs at worst a repeat the store ignores, while a crash delays what
- * it lost by no more than 10 s instead of the worker's longer lease. Past `maxWaiting` rows given and not taken, `leaseFor`
- * answers undefined and new rows are stored unclaimed, for the workers' claims, so what waits in memory stays
- * bounded.
+ * it lost by no more than 10 s instead of the worker's longer lease. Past `maxWaiting` rows given and not
+ * taken, `leaseFor` answers undefined and new rows are stored unclaimed, for the workers' claims, so what waits
+ * in memory stays bounded.
  *
  * Used by the hub's event ingest and processor (core/hub/EventHandOver.ts) and the producers' outboxes and
  * their relays (core/events/ProducerOutbox.ts).
