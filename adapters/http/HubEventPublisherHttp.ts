@@ -37,23 +37,22 @@ export const HubEventPublisherHttp = (config: HubEventPublisherHttpConfig) =>
             "x-platform-delivery": yield* ids.next
           }
           return yield* Effect.tryPromise({
+            // `signal` aborts the request when the attempt is interrupted, its timeout included (not
+            // `AbortSignal.any` with `AbortSignal.timeout`: the runtime may collect the timeout's signal unfired).
             try: async (signal): Promise<HubAnswer> => {
-              const response = await fetch(url, {
-                method: "POST",
-                headers,
-                body,
-                redirect: "manual",
-                signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-              })
+              const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal })
               // Only the status matters; the body is dropped so the connection is freed.
               await response.body?.cancel()
               return { status: response.status, retryAfter: response.headers.get("retry-after") ?? undefined }
             },
-            catch: (error) =>
-              error instanceof DOMException && error.name === "TimeoutError"
-                ? new HubPublishFailed({ reason: "timeout", message: "The hub did not answer in time." })
-                : new HubPublishFailed({ reason: "network", message: "The hub could not be reached." })
-          })
+            catch: () => new HubPublishFailed({ reason: "network", message: "The hub could not be reached." })
+          }).pipe(
+            Effect.timeoutOrElse({
+              duration: timeoutMs,
+              orElse: () =>
+                Effect.fail(new HubPublishFailed({ reason: "timeout", message: "The hub did not answer in time." }))
+            })
+          )
         })
       })
     })
@@ -72,10 +71,7 @@ export const hubCatalogLists = (options: {
   Effect.promise(async (signal) => {
     const url = `${options.hubUrl.replace(/\/+$/, "")}/api/v1/event-catalog?service=${encodeURIComponent(options.service)}`
     try {
-      const response = await fetch(url, {
-        redirect: "manual",
-        signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 5_000)])
-      })
+      const response = await fetch(url, { redirect: "manual", signal })
       if (!response.ok) {
         await response.body?.cancel()
         return false
@@ -87,4 +83,9 @@ export const hubCatalogLists = (options: {
     } catch {
       return false
     }
-  })
+  }).pipe(
+    // A hub that takes the connection and never answers (its port open before its routes are served) is a
+    // "not yet" too. The timeout interrupts the request, which aborts it. (Not `AbortSignal.any` with
+    // `AbortSignal.timeout`: the runtime may collect the timeout's signal, and then it never fires.)
+    Effect.timeoutOrElse({ duration: options.timeoutMs ?? 5_000, orElse: () => Effect.succeed(false) })
+  )
