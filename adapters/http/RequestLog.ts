@@ -103,6 +103,14 @@ export const requestLog = (service: string, answerLevel: LogLevel.Severity = "In
             )
           }
           if (Cause.hasInterruptsOnly(exit.cause)) return exit
+          // A client that went away before its answer (the platform's 499) is not the server's failure.
+          const failure = Cause.squash(exit.cause)
+          if (HttpServerResponse.isHttpServerResponse(failure) && failure.status === 499) {
+            return Effect.andThen(
+              Effect.annotateLogs(logAnswer("Client closed the request"), { ...line, "http.status": 499 }),
+              exit
+            )
+          }
           return Effect.andThen(Effect.annotateLogs(Effect.logError("Request failed", exit.cause), line), exit)
         })
       )

@@ -101,6 +101,20 @@ describe("the request log", () => {
     })
   )
 
+  it.effect("logs a client that went away (499) at the answers' level, not as an error", () =>
+    Effect.gen(function* () {
+      const gone = Effect.fail(
+        HttpServerResponse.empty({ status: 499 })
+      ) as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse>
+      const { exit, lines } = yield* run({ "x-request-id": "r2" }, gone)
+      assert.strictEqual(exit._tag, "Failure")
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(lines[0]!.level, "Info")
+      assert.deepStrictEqual(lines[0]!.message, ["Client closed the request"])
+      assert.deepInclude(lines[0]!.annotations, { requestId: "r2", "http.status": 499 })
+    })
+  )
+
   it("reads only well-formed trace contexts and plain caller ids", () => {
     assert.strictEqual(traceIdOf(`00-${trace}-00f067aa0ba902b7-01`), trace)
     assert.isUndefined(traceIdOf(`00-${"0".repeat(32)}-00f067aa0ba902b7-01`))
