@@ -15,6 +15,8 @@ export interface Target {
   readonly next: () => RequestShape
   /** CPU seconds the serving processes have used so far: read before and after the measured run. */
   readonly cpuSeconds?: (() => number) | undefined
+  /** Told when the measured run starts and when its last answer is in (a profile of that window alone). */
+  readonly measured?: ((phase: "start" | "end") => void | Promise<void>) | undefined
 }
 
 export interface LoadOptions {
@@ -101,12 +103,14 @@ export const drive = async (target: Target, options: LoadOptions): Promise<Figur
   } while (performance.now() < warmupUntil)
   let latencies: Array<number> = []
   const amount = Math.max(options.connections * 10, Math.round(rate * options.seconds))
+  await target.measured?.("start")
   const cpuBefore = target.cpuSeconds?.()
   const result = await run(target, options.connections, amount, (status, ms) => {
     countStatus(status)
     latencies.push(ms)
   })
   const cpuAfter = target.cpuSeconds?.()
+  await target.measured?.("end")
   const sorted = Float64Array.from(latencies).sort()
   latencies = []
   return {

@@ -7,9 +7,12 @@
  *
  * Options: `--db=embedded|postgres`, `--only=<path>,<path>` (names as in the table), `--connections=32,1`,
  * `--quick` (short runs, to check the harness), `--only=airtable` (only bench/airtable.ts: the task inbox on the
- * Airtable stand-in; `--only=longpoll` and `--only=start` likewise run only their script), `--no-micro`, `--profile` (the server runs from its TypeScript
- * sources under `node --cpu-prof`; the profile and a summary of where its CPU time went are written to
- * bench/results/; profiling slows it, so its figures are not comparable); BENCH_SECONDS and
+ * Airtable stand-in; `--only=longpoll` and `--only=start` likewise run only their script), `--no-micro`,
+ * `--profile` (the server runs from its TypeScript sources and each measured run of the server is profiled
+ * alone: where its CPU time went, by layer of the request stack with the time per request of each, by place
+ * and by function, is printed and written to bench/results/ beside the profile; profiling slows the server,
+ * so its figures are not comparable: `npm run bench -- --profile --only=<path> --connections=32` for one
+ * path); BENCH_SECONDS and
  * BENCH_WARMUP_SECONDS set the measured and warm-up time of each run (default 3 and 1).
  */
 
@@ -21,7 +24,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync
 } from "node:fs"
 import { availableParallelism, tmpdir, totalmem } from "node:os"
@@ -88,13 +90,18 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
     const server = await startBundledServer({
       cwd: root,
       logFile: join(dir, "server.log"),
+      // Profiled, the server runs from its sources (so each function is named by its file) and profiles each
+      // measured run alone, between two signals (bench/ProfileOnSignal.mjs).
       command: profile
         ? {
             command: process.execPath,
-            args: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", "tsx", "apps/server/main.ts"]
+            args: ["--import", "./bench/ProfileOnSignal.mjs", "--import", "tsx", "apps/server/main.ts"]
           }
         : undefined,
-      env: benchServerEnv({ dir, databaseUrl: database?.url, keys })
+      env: {
+        ...benchServerEnv({ dir, databaseUrl: database?.url, keys }),
+        ...(profile ? { PROFILE_DIR: profileDir } : {})
+      }
     })
     cleanups.unshift(server.stop)
     const data = await setUpBenchData(server, keys)
@@ -114,7 +121,20 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
     for (const path of paths) {
       if (only !== undefined && !only.includes(path.name)) continue
       for (const options of load) {
-        const serverFigures = await drive({ ...path.server, cpuSeconds: server.cpuSeconds }, options)
+        const profiled = profile ? profileWindow(server.child.pid!, profileDir) : undefined
+        const serverFigures = await drive(
+          { ...path.server, cpuSeconds: server.cpuSeconds, measured: profiled?.measured },
+          options
+        )
+        if (profiled !== undefined) {
+          const name = `profile-${kind}-${path.name.replace(/[^a-z0-9]+/gi, "-")}-${options.connections}`
+          writeProfileSummary(
+            `${kind}: ${path.name} at ${options.connections}`,
+            await profiled.file(),
+            name,
+            serverFigures.requests
+          )
+        }
         const baselineFigures = await drive({ ...path.baseline, cpuSeconds: baseline.cpuSeconds }, options)
         const row: Row = {
           path: path.name,
@@ -132,12 +152,6 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
       }
     }
     if (failed) process.stdout.write(`[${kind}] answers outside 2xx: the logs are kept in ${dir}\n`)
-    if (profile) {
-      // The profile is written when the server exits.
-      await cleanups.shift()!()
-      await cleanups.shift()!()
-      writeProfileSummary(kind, profileDir)
-    }
     return rows
   } catch (error) {
     failed = true
@@ -148,19 +162,45 @@ const benchDatabase = async (kind: "embedded" | "postgres", load: ReadonlyArray<
   }
 }
 
-/** Summarizes the server's CPU profile into bench/results/profile-<database>.txt, beside the profile itself. */
-const writeProfileSummary = (kind: string, profileDir: string) => {
-  const files = existsSync(profileDir) ? readdirSync(profileDir).filter((file) => file.endsWith(".cpuprofile")) : []
-  if (files.length === 0) {
-    process.stdout.write(`[${kind}] no CPU profile was written\n`)
-    return
+/**
+ * The profile of one measured run: `measured` sends the server the signal that starts its profile and, at the
+ * end, the one that writes it; `file` waits for that file to be written and answers its path.
+ */
+const profileWindow = (pid: number, profileDir: string) => {
+  mkdirSync(profileDir, { recursive: true })
+  const before = new Set(readdirSync(profileDir))
+  return {
+    measured: (_phase: "start" | "end") => {
+      process.kill(pid, "SIGWINCH")
+    },
+    file: async (): Promise<string> => {
+      for (let waited = 0; waited < 30_000; waited += 100) {
+        const written = readdirSync(profileDir).find((file) => file.endsWith(".cpuprofile") && !before.has(file))
+        // Written in one call once the profiler has stopped; a moment more for the write to finish.
+        if (written !== undefined) {
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          return join(profileDir, written)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      throw new Error("the server wrote no CPU profile")
+    }
   }
-  const largest = files.map((file) => join(profileDir, file)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!
-  const text = summaryText(summarize(JSON.parse(readFileSync(largest, "utf8")) as CpuProfile, 20))
+}
+
+/**
+ * Summarizes a measured run's CPU profile (bench/Profile.ts: self time by layer of the request stack, with
+ * the CPU time per request of each, by place and by function) into bench/results/<name>.txt, beside the
+ * profile itself, and prints it.
+ */
+const writeProfileSummary = (title: string, file: string, name: string, requests: number) => {
+  const text = summaryText(summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, 20), requests)
   mkdirSync(resultsDir, { recursive: true })
-  copyFileSync(largest, join(resultsDir, `profile-${kind}.cpuprofile`))
-  writeFileSync(join(resultsDir, `profile-${kind}.txt`), `${text}\n`)
-  process.stdout.write(`\n[${kind}] server CPU profile (bench/results/profile-${kind}.cpuprofile):\n${text}\n`)
+  copyFileSync(file, join(resultsDir, `${name}.cpuprofile`))
+  writeFileSync(join(resultsDir, `${name}.txt`), `${text}\n`)
+  process.stdout.write(
+    `\n[${title}] server CPU profile of the measured run (bench/results/${name}.cpuprofile):\n${text}\n`
+  )
 }
 
 /**
