@@ -8,6 +8,9 @@
  * - FLOOR_PORT: where to listen (loopback).
  * - FLOOR_DATABASE_URL: a Postgres server; its table goes in schema `floor`.
  * - FLOOR_ANSWER_ONLY=1: answer the body's decision without the INSERT (the HTTP stack alone).
+ *
+ * `GET /decisions/:id` is the baseline's read the same way: one SELECT of the decision's document by id, its
+ * answer the document; with FLOOR_ANSWER_ONLY, the last decision created, held in memory.
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
@@ -22,6 +25,9 @@ const port = Number(process.env["FLOOR_PORT"] ?? "0")
 const url = process.env["FLOOR_DATABASE_URL"]
 if (url === undefined) throw new Error("FLOOR_DATABASE_URL is needed")
 const answerOnly = process.env["FLOOR_ANSWER_ONLY"] === "1"
+
+/** The last decision created (what FLOOR_ANSWER_ONLY's GET answers). */
+let last: unknown = undefined
 
 const Routes = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
@@ -43,7 +49,20 @@ const Routes = HttpRouter.use(
                 ${new Date().toISOString()}::timestamptz, ${JSON.stringify(decision)}::jsonb)`
           )
         }
+        last = decision
         return HttpServerResponse.jsonUnsafe({ data: { decision } }, { status: 201 })
+      })
+    )
+    yield* router.add(
+      "GET",
+      "/decisions/:id",
+      Effect.gen(function* () {
+        if (answerOnly) return HttpServerResponse.jsonUnsafe({ data: last })
+        const { id } = yield* HttpRouter.params
+        const rows = yield* Effect.orDie(sql<{ doc: unknown }>`SELECT doc FROM floor.decisions WHERE id = ${id}`)
+        return rows[0] === undefined
+          ? HttpServerResponse.jsonUnsafe({ error: { code: "NOT_FOUND" } }, { status: 404 })
+          : HttpServerResponse.jsonUnsafe({ data: rows[0].doc })
       })
     )
   })

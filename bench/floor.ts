@@ -12,7 +12,11 @@
  * Printed per server: the rate over its bursts, p50 and p99, its processes' CPU time per create (from /proc),
  * and each figure against the raw baseline's.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/floor.ts [--rounds=6] [--burst=2000]
+ * `--path=get` measures a read instead, a decision's GET by id: the baseline's one SELECT, the same SELECT on
+ * Effect's stack (`effect http` answers a decision it holds, without the SELECT), and the server's
+ * `GET /api/v1/decisions/{id}` with its caller key.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/floor.ts [--path=create|get] [--rounds=6] [--burst=2000]
  */
 import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
@@ -36,6 +40,8 @@ import { benchServerEnv, decisionPayload, fireCreates, newOperatorKeys, setUpBen
 const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? undefined
 const rounds = Number(option("rounds") ?? "6")
 const burst = Number(option("burst") ?? "2000")
+const read = (option("path") ?? "create") === "get"
+if (!["create", "get"].includes(option("path") ?? "create")) throw new Error("--path is create or get")
 const connections = 32
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is needed")
@@ -52,10 +58,20 @@ interface Contender {
   readonly fire: (amount: number) => Promise<Burst>
 }
 
-/** `amount` POSTs of the benchmark's decision payload to `origin` + `path`, over 32 connections. */
-const firePlain = (origin: string, path: string, amount: number) =>
+/**
+ * `amount` POSTs of the benchmark's decision payload to `origin` + `path` (or, with `get`, GETs of it), over 32
+ * connections, each answered 201 (a GET 200).
+ */
+const firePlain = (
+  origin: string,
+  path: string,
+  amount: number,
+  get = false,
+  headers: Readonly<Record<string, string>> = {}
+) =>
   new Promise<Burst>((done, fail) => {
     const latencies: Array<number> = []
+    const ok = get ? 200 : 201
     let bad = 0
     let n = 0
     const started = performance.now()
@@ -66,31 +82,44 @@ const firePlain = (origin: string, path: string, amount: number) =>
         connections,
         amount,
         requests: [
-          {
-            method: "POST",
-            path,
-            setupRequest: (request) => ({
-              ...request,
-              method: "POST",
-              path,
-              headers: { "content-type": "application/json" },
-              body: decisionPayload(++n)
-            })
-          }
+          get
+            ? { method: "GET", path, headers: { ...headers } }
+            : {
+                method: "POST",
+                path,
+                setupRequest: (request) => ({
+                  ...request,
+                  method: "POST",
+                  path,
+                  headers: { "content-type": "application/json" },
+                  body: decisionPayload(++n)
+                })
+              }
         ]
       },
       (error) => {
         if (error) return fail(error)
-        if (bad > 0) return fail(new Error(`${origin}${path} answered ${bad} requests with a status other than 201`))
+        if (bad > 0) return fail(new Error(`${origin}${path} answered ${bad} requests with a status other than ${ok}`))
         done({ latencies, seconds: (last - started) / 1000 })
       }
     )
     instance.on("response", (_client, status, _bytes, ms) => {
       last = performance.now()
-      if (status !== 201) bad++
+      if (status !== ok) bad++
       latencies.push(ms)
     })
   })
+
+/** Creates one decision at `origin` + `path` and answers its id. */
+const createOne = async (origin: string, path: string): Promise<string> => {
+  const response = await fetch(`${origin}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: decisionPayload(0)
+  })
+  if (response.status !== 201) throw new Error(`${origin}${path} answered ${response.status} to a create`)
+  return ((await response.json()) as { data: { decision: { id: string } } }).data.decision.id
+}
 
 const startFloor = async (
   dir: string,
@@ -123,22 +152,28 @@ try {
     logFile: join(dir, "baseline.log"),
     env: { BASELINE_DATABASE_URL: database.url, BASELINE_SCHEMA: "raw" }
   })
+  /** The path to drive on a plain contender: a create, or the GET of a decision it made first. */
+  const plainPath = async (origin: string, createPath: string) =>
+    read ? `/decisions/${await createOne(origin, createPath)}` : createPath
+  const rawPath = await plainPath(baseline.origin, "/decisions?org=org")
   contenders.push({
     name: "raw",
     service: baseline,
-    fire: (amount) => firePlain(baseline.origin, "/decisions?org=org", amount)
+    fire: (amount) => firePlain(baseline.origin, rawPath, amount, read)
   })
   const http = await startFloor(dir, database.url, true)
+  const httpPath = await plainPath(http.origin, "/decisions")
   contenders.push({
     name: "effect http",
     service: http,
-    fire: (amount) => firePlain(http.origin, "/decisions", amount)
+    fire: (amount) => firePlain(http.origin, httpPath, amount, read)
   })
   const httpSql = await startFloor(dir, database.url, false)
+  const httpSqlPath = await plainPath(httpSql.origin, "/decisions")
   contenders.push({
     name: "effect http+sql",
     service: httpSql,
-    fire: (amount) => firePlain(httpSql.origin, "/decisions", amount)
+    fire: (amount) => firePlain(httpSql.origin, httpSqlPath, amount, read)
   })
   const keys = newOperatorKeys()
   const server = await startBundledServer({
@@ -146,12 +181,17 @@ try {
     logFile: join(dir, "server.log"),
     env: benchServerEnv({ dir, databaseUrl: database.url, keys })
   })
-  const { callerKey } = await setUpBenchData(server, keys)
+  const { callerKey, decisionId } = await setUpBenchData(server, keys)
   const run = randomBytes(6).toString("hex")
   contenders.push({
     name: "server",
     service: server,
     fire: async (amount) => {
+      if (read) {
+        return firePlain(server.decisions, `/api/v1/decisions/${decisionId}`, amount, true, {
+          authorization: `Bearer ${callerKey}`
+        })
+      }
       const result = await fireCreates({
         origin: server.decisions,
         callerKey,
@@ -190,7 +230,7 @@ try {
   })
   const raw = figures[0]!
   process.stdout.write(
-    `decision create, ${connections} connections, ${rounds} rounds of ${burst} each, taking turns:\n` +
+    `${read ? "decision get" : "decision create"}, ${connections} connections, ${rounds} rounds of ${burst} each, taking turns:\n` +
       `${"".padEnd(16)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ` +
       `${"cpu ms".padStart(7)}  ${"rate/raw".padStart(8)} ${"cpu/raw".padStart(8)}\n`
   )
