@@ -113,7 +113,7 @@ export const waitUntilReady = async (service: ChildService, urls: ReadonlyArray<
     while (true) {
       if (service.child.exitCode !== null) throw new Error(`the process exited early: see ${service.logFile}`)
       if (Date.now() > deadline) throw new Error(`${url} did not answer within 120 s: see ${service.logFile}`)
-      const ok = await fetch(url).then(
+      const ok = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then(
         async (response) => (await response.arrayBuffer(), response.ok),
         () => false
       )

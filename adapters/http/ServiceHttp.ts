@@ -9,7 +9,7 @@ import {
   type HttpServerResponse
 } from "effect/http"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { createServer, STATUS_CODES, type Server } from "node:http"
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { envelopeRenderer, errorEnvelopeMiddleware, type ErrorEnvelopeOptions } from "./ErrorEnvelopeMiddleware.ts"
 import { canonicalHostRedirect } from "./CanonicalHost.ts"
@@ -192,6 +192,31 @@ export const answerProtocolErrors = (
 }
 
 /**
+ * A request that reaches the listener before its routes are served (the port opens when the listener's layer
+ * is built; the router attaches when the service's layers are) is answered 503 with `Retry-After: 1` in the
+ * service's error body, instead of being read and never answered: a health check or a peer that comes that
+ * early gets its answer and tries again. From the moment the router listens for requests this does nothing.
+ */
+export const answerWhileStarting = (server: Server, render: ErrorRenderer = envelopeRenderer) => {
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (server.listenerCount("request") > 1) return
+    const answer = render(
+      { url: request.url ?? "/", method: request.method ?? "GET" },
+      { code: "UNAVAILABLE", status: 503, message: "The service is starting. Retry in a moment." }
+    )
+    const body = answer.body._tag === "Uint8Array" ? answer.body.body : new Uint8Array()
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": body.byteLength,
+      "retry-after": "1",
+      connection: "close"
+    })
+    response.end(body)
+  })
+  return server
+}
+
+/**
  * Completes when the server starts to shut down; never outside a server. Requests that could go on for long
  * (long-polls) end with it and answer at once, so the drain that follows is short. One effect per listener,
  * the same value for every request.
@@ -216,7 +241,10 @@ export const listen = <E, R>(
 > =>
   Layer.unwrap(
     Effect.map(Deferred.make<void>(), (draining) => {
-      const server = answerProtocolErrors(createServer(), options.render, options.dialect)
+      const server = answerWhileStarting(
+        answerProtocolErrors(createServer(), options.render, options.dialect),
+        options.render
+      )
       const served = HttpRouter.serve(
         routes,
         serveOptions(options.render, options.service, options.answerLogLevel, options.canonicalUrl)
