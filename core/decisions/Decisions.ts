@@ -21,7 +21,6 @@ import { DecisionStore } from "./DecisionStore.ts"
 import { makeDecisionWrites } from "./DecisionWrites.ts"
 import { moveAttempts, newQuorum, quorumProblem } from "./Quorum.ts"
 import { InvalidActionTransition, UnknownRole } from "./Errors.ts"
-import type { Role } from "./Role.ts"
 import { RoleStore } from "./RoleStore.ts"
 import { computeRouting, mayAct, type RoleState } from "./Routing.ts"
 
@@ -55,19 +54,26 @@ const make = Effect.gen(function* () {
   const admin = yield* makeDecisionAdmin
   const ladderFor = yield* makeLadderFor
 
-  /** The role and its holders; a role the request has already read is not read again. */
-  const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string, known?: Role) {
-    const role = known ?? (yield* roles.get(organizationId, slug))
+  /**
+   * The role and its holders as the rows say in this unit of work: what a decider is checked against before a
+   * move, so a holder removed a moment ago cannot act.
+   */
+  const roleState = Effect.fnUntraced(function* (organizationId: string, slug: string) {
+    const role = yield* roles.get(organizationId, slug)
     const holders = role === undefined ? [] : (yield* roles.assignments(organizationId, slug)).map((a) => a.memberEmail)
     return { role, holders } satisfies RoleState
   })
 
-  const viewWithRole = Effect.fnUntraced(function* (decision: Decision, role: Role | undefined) {
-    const state = yield* roleState(decision.organizationId, decision.roleSlug, role)
-    return { decision, routing: computeRouting(decision, state) } satisfies DecisionView
+  /**
+   * A decision with its routing, for reading: the role and its holders as `getWithHolders` answers them, which
+   * the SQL store keeps per instance and drops on every instance when a change of the role commits, so a read
+   * of a decision is one statement while its role is unchanged (a create reads the role the same way).
+   */
+  const view = Effect.fnUntraced(function* (decision: Decision) {
+    const state = yield* roles.getWithHolders(decision.organizationId, decision.roleSlug)
+    const routing = computeRouting(decision, { role: state?.role, holders: state?.holders ?? [] })
+    return { decision, routing } satisfies DecisionView
   })
-
-  const view = (decision: Decision) => viewWithRole(decision, undefined)
   const lists = yield* makeDecisionLists(view)
 
   const activeRoleSlugs = (organizationId: string) =>
