@@ -66,7 +66,11 @@ export const stackLayers: ReadonlyArray<{ readonly name: string; readonly matche
     matches:
       /node_modules\/(pg|pg-protocol|pg-pool|postgres-[a-z]+|@effect\/sql-pg|@electric-sql)\/|effect\/dist\/sql\//
   },
-  { name: "JSON, crypto, buffers (Node)", matches: /^node:|\(garbage collector\)/ },
+  {
+    name: "socket writes (answers, database protocol)",
+    matches: /^\((writeBuffer|writev|writeUtf8String|WriteWrap)\)$/
+  },
+  { name: "JSON, crypto, buffers, GC (Node)", matches: /^node:|^\(/ },
   { name: "Effect runtime", matches: /effect\/dist\// }
 ]
 
