@@ -15,6 +15,18 @@ const batchSize = 50
  */
 export const relayConcurrency = (inProcess: boolean): number => (inProcess ? batchSize : 4)
 
+/** How a service's relay reaches the hub: configured per service (`HUB_URL`, its signing key, `EVENT_RELAY_*`). */
+export interface RelaySettings {
+  readonly hubUrl: string
+  readonly signingKey: Redacted.Redacted<string> | undefined
+  readonly pollMillis: number
+  /** How long a claimed event is held before another relay (or this one after a restart) may send it. */
+  readonly leaseMillis?: number | undefined
+}
+
+/** Hands a producer's events, signed with its key, to a hub in the same process (the bundled server's). */
+export type InProcessHub<E, R> = (signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>
+
 /**
  * Relays one service's event outbox (its ProducerOutbox) to the hub right after an event is enqueued (the
  * outbox wakes it once the unit of work has committed, on any instance) and every `pollMillis`, each event signed
@@ -29,20 +41,17 @@ export const relayConcurrency = (inProcess: boolean): number => (inProcess ? bat
  * Events go over HTTP to `hubUrl`, unless `publisher` gives another way to the same hub (the bundled server
  * hands them to its own hub in process: adapters/http/HubEventPublisherInProcess.ts).
  */
-export const ProducerRelayWorker = <E = never, R = never>(options: {
-  /** The producer's service id, for the logs. */
-  readonly service: string
-  /** The setting that holds its signing key, named in the warning when it is unset. */
-  readonly keySetting: string
-  readonly hubUrl: string
-  readonly signingKey: Redacted.Redacted<string> | undefined
-  readonly pollMillis: number
-  /** How long a claimed event is held before another relay (or this one after a restart) may send it. */
-  readonly leaseMillis?: number | undefined
-  /** The type whose presence in the hub's catalog says the hub will take this producer's events. */
-  readonly notificationType: string
-  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
-}) =>
+export const ProducerRelayWorker = <E = never, R = never>(
+  options: RelaySettings & {
+    /** The producer's service id, for the logs. */
+    readonly service: string
+    /** The setting that holds its signing key, named in the warning when it is unset. */
+    readonly keySetting: string
+    /** The type whose presence in the hub's catalog says the hub will take this producer's events. */
+    readonly notificationType: string
+    readonly publisher?: InProcessHub<E, R> | undefined
+  }
+) =>
   options.signingKey === undefined
     ? Layer.effectDiscard(
         Effect.logWarning(

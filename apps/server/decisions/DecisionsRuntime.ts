@@ -1,10 +1,9 @@
-import { Effect, Layer, type Redacted, Schedule } from "effect"
-import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import { Effect, Layer, Schedule } from "effect"
 import { Decisions } from "../../../core/decisions/Decisions.ts"
 import { Escalations } from "../../../core/decisions/Escalations.ts"
 import { RecordActions } from "../../../core/decisions/RecordActions.ts"
 import { WebhookDeliveries } from "../../../core/decisions/WebhookDeliveries.ts"
-import { ProducerRelayWorker } from "../ProducerRelayRuntime.ts"
+import { ProducerRelayWorker, type InProcessHub, type RelaySettings } from "../ProducerRelayRuntime.ts"
 import { purgeIdempotency } from "../Maintenance.ts"
 
 /**
@@ -50,13 +49,9 @@ export const DecisionsWorkers = (everyMillis: number) =>
  * Relays the decisions service's event outbox to the hub, signed with DECISIONS_SIGNING_KEY: the
  * notifications of docs/notifications.md, "What services emit".
  */
-export const DecisionsEventRelay = <E = never, R = never>(options: {
-  readonly hubUrl: string
-  readonly signingKey: Redacted.Redacted<string> | undefined
-  readonly pollMillis: number
-  readonly leaseMillis?: number | undefined
-  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
-}) =>
+export const DecisionsEventRelay = <E = never, R = never>(
+  options: RelaySettings & { readonly publisher?: InProcessHub<E, R> | undefined }
+) =>
   ProducerRelayWorker({
     service: "decisions",
     keySetting: "DECISIONS_SIGNING_KEY",
@@ -70,12 +65,7 @@ export interface DecisionsWorkerSettings {
   /** How often record actions and webhook deliveries are looked for (`DECISIONS_WORKER_POLL_MS`). */
   readonly workerPollMillis: number
   /** The relay of the event outbox to the hub (`HUB_URL`, `DECISIONS_SIGNING_KEY`, `EVENT_RELAY_*`). */
-  readonly relay: {
-    readonly hubUrl: string
-    readonly signingKey: Redacted.Redacted<string> | undefined
-    readonly pollMillis: number
-    readonly leaseMillis?: number | undefined
-  }
+  readonly relay: RelaySettings
 }
 
 /**
@@ -86,7 +76,7 @@ export interface DecisionsWorkerSettings {
  */
 export const DecisionsBackground = <E = never, R = never>(
   settings: DecisionsWorkerSettings,
-  publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
+  publisher?: InProcessHub<E, R> | undefined
 ) =>
   Layer.mergeAll(
     ExpirySweep(settings.expirySweepMillis),

@@ -1,5 +1,5 @@
-import { Layer, type Redacted } from "effect"
-import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import { Layer } from "effect"
+import type { InProcessHub } from "../ProducerRelayRuntime.ts"
 import type { ServiceSettings } from "../Services.ts"
 import { DecisionsUseCases, type DecisionsAdapters, type DecisionsSettings } from "./DecisionsLayers.ts"
 import { decisionsRoutes } from "./DecisionsRoutes.ts"
@@ -19,8 +19,7 @@ export interface DecisionsServiceAdapters<Data, E, R, UE, UR, PE, PR> extends De
   /**
    * Hands events to a hub in the same process; unset, the relay posts them to `workers.relay.hubUrl`, signed.
    */
-  readonly hubPublisher?:
-    ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, PE, PR>) | undefined
+  readonly hubPublisher?: InProcessHub<PE, PR> | undefined
 }
 
 /**
@@ -45,7 +44,7 @@ export const DecisionsService = <Data, E, R, UE = never, UR = never, PE = never,
  */
 export const DecisionsServing = <PE = never, PR = never>(
   settings: Pick<DecisionsServiceSettings, "routes" | "workers">,
-  hubPublisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, PE, PR>) | undefined
+  hubPublisher?: InProcessHub<PE, PR> | undefined
 ) =>
   Layer.merge(
     decisionsRoutes(settings.routes),

@@ -1,5 +1,4 @@
 import { Effect, Layer, Option, Redacted, Result } from "effect"
-import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
 import { OrganizationStatusesSql } from "../../../adapters/sql/OrganizationStatusesSql.ts"
 import { ProducerOutboxSql } from "../../../adapters/sql/ProducerOutboxSql.ts"
 import { IdempotencyStoreSql } from "../../../adapters/sql/IdempotencyStoreSql.ts"
@@ -12,7 +11,7 @@ import { parseMachineKeys } from "../../../core/tasks/MachineKeys.ts"
 import type { RecordStore } from "../../../core/tasks/RecordStore.ts"
 import { TaskInboxLayer, type TaskInboxConfig } from "../../../core/tasks/TaskInbox.ts"
 import type { ServerConfig } from "../Config.ts"
-import { ProducerRelayWorker } from "../ProducerRelayRuntime.ts"
+import { ProducerRelayWorker, type InProcessHub, type RelaySettings } from "../ProducerRelayRuntime.ts"
 
 /** The task inbox's event outbox, `tasks.outbox`. */
 export const TasksOutboxSql = ProducerOutboxSql({ schema: "tasks", table: "outbox" })
@@ -69,13 +68,9 @@ export const TasksUseCasesWithKeys = <Data, E, R>(
   )
 
 /** Relays the task inbox's event outbox to the hub, signed with TASKS_SIGNING_KEY. */
-export const TasksEventRelay = <E = never, R = never>(options: {
-  readonly hubUrl: string
-  readonly signingKey: Redacted.Redacted<string> | undefined
-  readonly pollMillis: number
-  readonly leaseMillis?: number | undefined
-  readonly publisher?: ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, E, R>) | undefined
-}) =>
+export const TasksEventRelay = <E = never, R = never>(
+  options: RelaySettings & { readonly publisher?: InProcessHub<E, R> | undefined }
+) =>
   ProducerRelayWorker({
     service: "tasks",
     keySetting: "TASKS_SIGNING_KEY",

@@ -1,6 +1,6 @@
 import { Layer, type Redacted } from "effect"
 import type { TasksWebSignIn } from "../../../adapters/http/tasks/SignIn.ts"
-import type { HubEventPublisher } from "../../../core/events/HubEventPublisher.ts"
+import type { InProcessHub, RelaySettings } from "../ProducerRelayRuntime.ts"
 import { purgeIdempotency } from "../Maintenance.ts"
 import type { ServiceSettings } from "../Services.ts"
 import { tasksRoutes } from "./TasksRoutes.ts"
@@ -14,14 +14,7 @@ export interface TasksServiceSettings {
   /** Where people reach it (`TASKS_PUBLIC_URL`) and the operator machine keys (`TASKS_MACHINE_KEYS`). */
   readonly inbox: { readonly publicUrl: string; readonly machineKeys: Redacted.Redacted<string> }
   /** The relay of its event outbox to the hub; unset, no worker runs. */
-  readonly relay?:
-    | {
-        readonly hubUrl: string
-        readonly signingKey: Redacted.Redacted<string> | undefined
-        readonly pollMillis: number
-        readonly leaseMillis?: number | undefined
-      }
-    | undefined
+  readonly relay?: RelaySettings | undefined
 }
 
 /** What the task inbox runs over: its data and records, and how events reach the hub. */
@@ -29,8 +22,7 @@ export interface TasksServiceAdapters<Data, E, R, PE, PR> {
   /** `TasksDataMigrated(records)` on a database, or memory adapters (with units of work and idempotency). */
   readonly data: Layer.Layer<Data, E, R>
   /** Hands events to a hub in the same process; unset, the relay posts them to `relay.hubUrl`, signed. */
-  readonly hubPublisher?:
-    ((signingKey: Redacted.Redacted<string>) => Layer.Layer<HubEventPublisher, PE, PR>) | undefined
+  readonly hubPublisher?: InProcessHub<PE, PR> | undefined
 }
 
 /**
