@@ -1,14 +1,12 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { SqlClient } from "effect/sql"
+import { Effect } from "effect"
 import { afterEach, assert, describe, it } from "vitest"
 import { decisionsMigrations } from "../../adapters/sql/decisions/migrations.ts"
 import { hubMigrations } from "../../adapters/sql/hub/migrations.ts"
 import { type Migration, runMigrations } from "../../adapters/sql/Migrator.ts"
 import { rateLimitMigrations } from "../../adapters/sql/ratelimits/migrations.ts"
 import { tasksMigrations } from "../../adapters/sql/tasks/migrations.ts"
-import { freshPostgres } from "../support/ServerDatabases.ts"
+import { freshPostgres, onPostgres } from "../support/ServerDatabases.ts"
 import { startServer, tempDataDir, type RunningServer } from "../support/ServerProcess.ts"
 
 /**
@@ -52,22 +50,9 @@ const schemas: ReadonlyArray<readonly [string, ReadonlyArray<Migration>]> = [
 /** What the previous release applied: each schema's migrations but its newest. */
 const previousRelease = schemas.map(([schema, list]) => [schema, list.slice(0, -1)] as const)
 
-/** Runs `program` against the database at `url`, on a connection of its own. */
-const onDatabase = <A>(url: string, program: Effect.Effect<A, unknown, PgClient.PgClient | SqlClient.SqlClient>) =>
-  Effect.runPromise(
-    Effect.scoped(
-      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 2 }), (client) =>
-        program.pipe(
-          Effect.provideService(PgClient.PgClient, client),
-          Effect.provideService(SqlClient.SqlClient, client)
-        )
-      )
-    ).pipe(Effect.provide(Reactivity.layer)) as Effect.Effect<A>
-  )
-
 /** Migrates every schema as `release` lists it: answers how many migrations it applied. */
 const migrateAs = (url: string, release: ReadonlyArray<readonly [string, ReadonlyArray<Migration>]>) =>
-  onDatabase(
+  onPostgres(
     url,
     Effect.gen(function* () {
       let applied = 0
@@ -100,7 +85,7 @@ describe("a rolling upgrade on a Postgres server", () => {
       await migrateAs(database.url, previousRelease),
       schemas.reduce((n, [, list]) => n + list.length, 0) - missing
     )
-    await onDatabase(
+    await onPostgres(
       database.url,
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -1,7 +1,24 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
+
+/** Runs `program` against the database at `url` on a client of its own, closed when it ends. */
+export const onPostgres = <A>(
+  url: string,
+  program: Effect.Effect<A, unknown, PgClient.PgClient | SqlClient.SqlClient>
+): Promise<A> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 2 }), (client) =>
+        program.pipe(
+          Effect.provideService(PgClient.PgClient, client),
+          Effect.provideService(SqlClient.SqlClient, client)
+        )
+      )
+    ).pipe(Effect.provide(Reactivity.layer)) as Effect.Effect<A>
+  )
 
 /**
  * A database of its own on the Postgres server at `serverUrl`, for a bundled server under test: its URL, and
@@ -10,11 +27,7 @@ import { randomBytes } from "node:crypto"
 export const freshPostgres = async (serverUrl: string, prefix: string) => {
   const name = `hitl_${prefix}_${randomBytes(5).toString("hex")}`
   const admin = (statement: (sql: PgClient.PgClient) => Effect.Effect<unknown, unknown>) =>
-    Effect.runPromise(
-      Effect.scoped(
-        Effect.flatMap(PgClient.make({ url: Redacted.make(serverUrl), maxConnections: 1 }), statement)
-      ).pipe(Effect.provide(Reactivity.layer)) as Effect.Effect<unknown>
-    )
+    onPostgres(serverUrl, Effect.flatMap(Effect.service(PgClient.PgClient), statement))
   await admin((sql) => sql`CREATE DATABASE ${sql(name)}`)
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
