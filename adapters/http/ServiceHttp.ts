@@ -195,10 +195,11 @@ export const answerProtocolErrors = (
  * A request that reaches the listener before its routes are served (the port opens when the listener's layer
  * is built; the router attaches when the service's layers are) is answered 503 with `Retry-After: 1` in the
  * service's error body, instead of being read and never answered: a health check or a peer that comes that
- * early gets its answer and tries again. It stands aside while the router listens for requests.
+ * early gets its answer and tries again. From the moment the router listens for requests this does nothing.
  */
 export const answerWhileStarting = (server: Server, render: ErrorRenderer = envelopeRenderer) => {
-  const starting = (request: IncomingMessage, response: ServerResponse) => {
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (server.listenerCount("request") > 1) return
     const answer = render(
       { url: request.url ?? "/", method: request.method ?? "GET" },
       { code: "UNAVAILABLE", status: 503, message: "The service is starting. Retry in a moment." }
@@ -211,16 +212,6 @@ export const answerWhileStarting = (server: Server, render: ErrorRenderer = enve
       connection: "close"
     })
     response.end(body)
-  }
-  server.on("request", starting)
-  // Off the path of every request once the router listens; back when it stops listening (a shutdown's drain).
-  server.on("newListener", (event: string | symbol, listener: unknown) => {
-    if (event === "request" && listener !== starting) server.off("request", starting)
-  })
-  server.on("removeListener", (event: string | symbol, listener: unknown) => {
-    if (event === "request" && listener !== starting && server.listenerCount("request") === 0) {
-      server.on("request", starting)
-    }
   })
   return server
 }
